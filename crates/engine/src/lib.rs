@@ -1,0 +1,31 @@
+//! # fanin-engine
+//!
+//! A deterministic packet-level network simulator for incast studies. The layers, bottom up:
+//!
+//! - [`units`], [`ids`]: integer picoseconds, bits per second, bytes; typed dense indices.
+//! - [`des`]: the event queue (integer time, equal times in insertion order) and timers
+//!   cancelled by generation counters.
+//! - [`packet`]: a small `Copy` header, pooled and moved by index.
+//! - [`net`]: links (serialization + propagation), output queues composed from policies
+//!   (drop-tail, ECN step, RED), switches and host NICs.
+//! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree) and per-node
+//!   forwarding tables with per-flow ECMP.
+//! - [`transport`]: one reliable byte-stream sender/receiver shared by every congestion
+//!   control; [`transport::cc`] holds one file per algorithm behind one trait.
+//! - [`workload`]: incasts, periodic bursts, Poisson-from-CDF, permutation.
+//! - [`metrics`]: flow and incast records, queue series, Millisampler-style host counters,
+//!   all returned as columns.
+//! - [`scenario`]: TOML -> `Spec` -> `validate()` -> `ValidSpec` -> [`sim::Simulation`].
+//!
+//! The engine reads no files and knows nothing of Python: whatever a scenario refers to
+//! (a CDF file) is handed in by the caller through a loader function.
+
+pub mod error;
+pub mod ids;
+pub mod metrics;
+pub mod routing;
+pub mod topology;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use metrics::table::{Column, Results, Table};

@@ -1,0 +1,2 @@
+//! What a run records, as columns.
+pub mod table;

@@ -1,0 +1,101 @@
+//! The network as built: nodes, full-duplex links, and the directed ports they make.
+//!
+//! Link `l` gives two ports: `PortId(2l)` carries `a -> b`, `PortId(2l+1)` carries `b -> a`.
+//! A port is the egress queue of its `from` node; hosts have one port per link (their NIC).
+
+use crate::ids::{HostId, NodeId, PortId};
+use crate::units::Time;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// Stable, human-readable name: `h12`, `tor3`, `spine0`, `agg2_1`, ...
+    pub name: String,
+    /// Dense host number for hosts, `None` for switches.
+    pub host: Option<HostId>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub a: NodeId,
+    pub b: NodeId,
+    pub rate_bps: u64,
+    pub delay_ps: Time,
+}
+
+/// One direction of a link.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay_ps: Time,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Topology {
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    /// `hosts[h]` is the node of host `h`.
+    pub hosts: Vec<NodeId>,
+    /// Named host groups a workload can refer to (`senders`, `receivers`, `leaf0`, ...).
+    pub groups: Vec<(String, Vec<HostId>)>,
+    /// Named ports a recorder can refer to (`bottleneck`, ...).
+    pub named_ports: Vec<(String, PortId)>,
+}
+
+impl Topology {
+    pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>) -> NodeId {
+        let id = NodeId::from(self.nodes.len());
+        let host = match kind {
+            NodeKind::Host => {
+                let h = HostId::from(self.hosts.len());
+                self.hosts.push(id);
+                Some(h)
+            }
+            NodeKind::Switch => None,
+        };
+        self.nodes.push(Node { kind, name: name.into(), host });
+        id
+    }
+
+    /// Adds a full-duplex link and returns its `a -> b` port (the reverse is `+1`).
+    pub fn add_link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay_ps: Time) -> PortId {
+        self.links.push(Link { a, b, rate_bps, delay_ps });
+        PortId::from(2 * (self.links.len() - 1))
+    }
+
+    pub fn port_count(&self) -> usize {
+        2 * self.links.len()
+    }
+
+    pub fn port(&self, p: PortId) -> Port {
+        let l = self.links[p.idx() / 2];
+        let (from, to) = if p.0 % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
+        Port { from, to, rate_bps: l.rate_bps, delay_ps: l.delay_ps }
+    }
+
+    pub fn ports(&self) -> impl Iterator<Item = (PortId, Port)> + '_ {
+        (0..self.port_count()).map(move |i| (PortId::from(i), self.port(PortId::from(i))))
+    }
+
+    pub fn group(&self, name: &str) -> Option<&[HostId]> {
+        self.groups.iter().find(|(n, _)| n == name).map(|(_, g)| g.as_slice())
+    }
+
+    pub fn named_port(&self, name: &str) -> Option<PortId> {
+        self.named_ports.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+
+    /// A readable port name: `tor0->h3`.
+    pub fn port_name(&self, p: PortId) -> String {
+        let port = self.port(p);
+        format!("{}->{}", self.nodes[port.from.idx()].name, self.nodes[port.to.idx()].name)
+    }
+}
