@@ -1,0 +1,212 @@
+//! Output queues, composed from policies instead of one class per variant:
+//! - admission: drop-tail against a byte limit and/or a packet limit;
+//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it ([`Marking`]).
+//!
+//! The queue stores packets in a [`Fifo`] threaded through the packet pool and keeps the
+//! counters Millisampler-style analyses and the port table need.
+
+mod marking;
+mod red;
+
+pub use marking::{Marking, MarkingConfig, Verdict};
+pub use red::{Red, RedConfig};
+
+use crate::packet::{flags, Fifo, PacketPool, PacketRef};
+use crate::units::{Size, Time};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The instantaneous backlog of a queue.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub bytes: u64,
+    pub pkts: u64,
+}
+
+impl Backlog {
+    /// Whether the backlog has reached `level`, counted in the level's own unit.
+    #[inline(always)]
+    pub fn reached(&self, level: Size) -> bool {
+        match level {
+            Size::Bytes(b) => self.bytes >= b,
+            Size::Packets(p) => self.pkts >= p,
+        }
+    }
+
+    /// The backlog in the unit of `level`.
+    #[inline(always)]
+    pub fn in_unit_of(&self, level: Size) -> u64 {
+        match level {
+            Size::Bytes(_) => self.bytes,
+            Size::Packets(_) => self.pkts,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueConfig {
+    /// Drop-tail limits; `u64::MAX` means unlimited.
+    pub limit_bytes: u64,
+    pub limit_pkts: u64,
+    pub marking: MarkingConfig,
+}
+
+impl QueueConfig {
+    pub fn unlimited() -> Self {
+        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None }
+    }
+}
+
+/// Per-port counters, all monotone.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    pub enqueued_bytes: u64,
+    pub enqueued_pkts: u64,
+    pub dropped_bytes: u64,
+    pub dropped_pkts: u64,
+    pub marked_bytes: u64,
+    pub marked_pkts: u64,
+    pub max_bytes: u64,
+    pub max_pkts: u64,
+}
+
+pub struct Queue {
+    fifo: Fifo,
+    pub backlog: Backlog,
+    limit_bytes: u64,
+    limit_pkts: u64,
+    marking: Marking,
+    pub counters: QueueCounters,
+}
+
+/// What happened to an arriving packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Admission {
+    Queued,
+    Dropped,
+}
+
+impl Queue {
+    /// `rate_bps` is the port's line rate (RED's idle-time estimate needs it).
+    /// `rng` is this queue's own stream (RED draws from it).
+    pub fn new(config: &QueueConfig, rate_bps: u64, mean_pkt_bytes: u64, rng: Xoshiro256PlusPlus) -> Self {
+        Queue {
+            fifo: Fifo::default(),
+            backlog: Backlog::default(),
+            limit_bytes: config.limit_bytes,
+            limit_pkts: config.limit_pkts,
+            marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng),
+            counters: QueueCounters::default(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+
+    /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        pool: &mut PacketPool,
+        r: PacketRef,
+        now: Time,
+    ) -> Admission {
+        let pkt = pool.get_mut(r);
+        let size = pkt.wire_bytes as u64;
+        let mut verdict = self.marking.on_arrival(self.backlog, size, now);
+        if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
+            // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
+            verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
+        }
+        let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
+        if verdict == Verdict::Drop || full {
+            self.counters.dropped_bytes += size;
+            self.counters.dropped_pkts += 1;
+            return Admission::Dropped;
+        }
+        if verdict == Verdict::Mark && !pkt.has(flags::CE) {
+            pkt.flags |= flags::CE;
+            self.counters.marked_bytes += size;
+            self.counters.marked_pkts += 1;
+        }
+        self.fifo.push(pool, r);
+        self.backlog.bytes += size;
+        self.backlog.pkts += 1;
+        let c = &mut self.counters;
+        c.enqueued_bytes += size;
+        c.enqueued_pkts += 1;
+        c.max_bytes = c.max_bytes.max(self.backlog.bytes);
+        c.max_pkts = c.max_pkts.max(self.backlog.pkts);
+        Admission::Queued
+    }
+
+    #[inline]
+    pub fn dequeue(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
+        let r = self.fifo.pop(pool)?;
+        self.backlog.bytes -= pool.get(r).wire_bytes as u64;
+        self.backlog.pkts -= 1;
+        if self.backlog.pkts == 0 {
+            self.marking.on_idle(now);
+        }
+        Some(r)
+    }
+
+    /// Packets currently queued, front to back.
+    pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
+        self.fifo.iter(pool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Packet;
+    use rand::SeedableRng;
+
+    fn pkt(pool: &mut PacketPool, ect: bool) -> PacketRef {
+        pool.alloc(Packet { wire_bytes: 1500, flags: if ect { flags::ECT } else { 0 }, ..Default::default() })
+    }
+
+    #[test]
+    fn droptail_counts_and_conserves() {
+        let mut pool = PacketPool::default();
+        let cfg = QueueConfig { limit_pkts: 3, ..QueueConfig::unlimited() };
+        let mut q = Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1));
+        let admitted: Vec<_> = (0..5)
+            .map(|_| {
+                let r = pkt(&mut pool, true);
+                q.enqueue(&mut pool, r, 0)
+            })
+            .collect();
+        assert_eq!(admitted.iter().filter(|a| **a == Admission::Queued).count(), 3);
+        assert_eq!(q.counters.dropped_pkts, 2);
+        assert_eq!(q.backlog, Backlog { bytes: 4500, pkts: 3 });
+        assert_eq!(q.counters.enqueued_bytes, q.backlog.bytes);
+        while q.dequeue(&pool, 0).is_some() {}
+        assert_eq!(q.backlog, Backlog::default());
+    }
+
+    #[test]
+    fn step_marks_at_threshold_k() {
+        let mut pool = PacketPool::default();
+        let cfg = QueueConfig {
+            marking: MarkingConfig::Step { threshold: Size::Packets(3) },
+            ..QueueConfig::unlimited()
+        };
+        let mut q = Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1));
+        let mut marked = Vec::new();
+        for _ in 0..6 {
+            let r = pkt(&mut pool, true);
+            q.enqueue(&mut pool, r, 0);
+            marked.push(pool.get(r).has(flags::CE));
+        }
+        // The 4th packet finds 3 ahead of it: the backlog has reached K.
+        assert_eq!(marked, vec![false, false, false, true, true, true]);
+        assert_eq!(q.counters.marked_pkts, 3);
+        // Non-ECT traffic passes a step marker unmarked.
+        let r = pkt(&mut pool, false);
+        assert_eq!(q.enqueue(&mut pool, r, 0), Admission::Queued);
+        assert!(!pool.get(r).has(flags::CE));
+    }
+}

@@ -1,0 +1,167 @@
+//! Packets: small `Copy` headers living in one pool and travelling by index.
+//!
+//! A packet's slot is reused: the receiver turns a data packet into its ACK in place, and a
+//! dropped or delivered packet's slot returns to the free list. Queues and wires thread
+//! their FIFOs through `next`, so enqueueing never allocates.
+
+use crate::ids::{FlowId, HostId};
+use crate::units::Time;
+
+/// Index of a packet slot in the pool.
+pub type PacketRef = u32;
+pub const NIL: PacketRef = u32::MAX;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum PacketKind {
+    #[default]
+    Data = 0,
+    Ack = 1,
+}
+
+/// ECN and TCP flag bits.
+pub mod flags {
+    /// ECN-capable transport (ECT(0)).
+    pub const ECT: u8 = 1 << 0;
+    /// Congestion experienced, set by a marking queue.
+    pub const CE: u8 = 1 << 1;
+    /// ECN echo on an ACK.
+    pub const ECE: u8 = 1 << 2;
+    /// Congestion window reduced: the sender acknowledges an echo (RFC 3168).
+    pub const CWR: u8 = 1 << 3;
+    /// This data segment is a retransmission (Millisampler counts these bytes).
+    pub const RETX: u8 = 1 << 4;
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Packet {
+    pub flow: FlowId,
+    /// Destination host: what switches route on.
+    pub dst: HostId,
+    /// Per-flow ECMP entropy.
+    pub entropy: u32,
+    /// Bytes on the wire: payload + headers + framing.
+    pub wire_bytes: u32,
+    /// Transport payload bytes (0 for an ACK).
+    pub payload: u32,
+    pub kind: PacketKind,
+    pub flags: u8,
+    /// Data: first byte's sequence number. ACK: cumulative acknowledgement.
+    pub seq: u64,
+    /// ACK: one SACK block `[sack_start, sack_end)`, empty when equal.
+    pub sack_start: u64,
+    pub sack_end: u64,
+    /// Send timestamp of the data segment, echoed by its ACK (RTT sample, RFC 7323 style).
+    pub ts: Time,
+    /// When the packet's last bit reaches the far end of the wire it is on.
+    pub arrive_at: Time,
+    /// Intrusive FIFO link (queue or wire).
+    pub next: PacketRef,
+}
+
+impl Packet {
+    #[inline(always)]
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// The pool: a `Vec` of slots with a free list; grows only while the network fills up.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketRef>,
+}
+
+impl PacketPool {
+    #[inline(always)]
+    pub fn alloc(&mut self, p: Packet) -> PacketRef {
+        match self.free.pop() {
+            Some(r) => {
+                self.slots[r as usize] = p;
+                r
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as PacketRef
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn free(&mut self, r: PacketRef) {
+        self.free.push(r);
+    }
+
+    #[inline(always)]
+    pub fn get(&self, r: PacketRef) -> &Packet {
+        &self.slots[r as usize]
+    }
+
+    #[inline(always)]
+    pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
+        &mut self.slots[r as usize]
+    }
+
+    /// Slots in use (allocated and not freed).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
+/// A FIFO threaded through the pool's `next` links.
+#[derive(Copy, Clone, Debug)]
+pub struct Fifo {
+    pub head: PacketRef,
+    pub tail: PacketRef,
+}
+
+impl Default for Fifo {
+    fn default() -> Self {
+        Fifo { head: NIL, tail: NIL }
+    }
+}
+
+impl Fifo {
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.head == NIL
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, pool: &mut PacketPool, r: PacketRef) {
+        pool.get_mut(r).next = NIL;
+        if self.tail == NIL {
+            self.head = r;
+        } else {
+            pool.get_mut(self.tail).next = r;
+        }
+        self.tail = r;
+    }
+
+    #[inline(always)]
+    pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketRef> {
+        if self.head == NIL {
+            return None;
+        }
+        let r = self.head;
+        self.head = pool.get(r).next;
+        if self.head == NIL {
+            self.tail = NIL;
+        }
+        Some(r)
+    }
+
+    /// Iterates the FIFO front to back (for accounting, not the hot path).
+    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
+        let mut cur = self.head;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                return None;
+            }
+            let r = cur;
+            cur = pool.get(r).next;
+            Some(r)
+        })
+    }
+}

@@ -1,0 +1,4 @@
+//! Reliability pieces shared by every transport.
+pub mod rtt;
+
+pub use rtt::RttEstimator;

@@ -1,0 +1,149 @@
+//! Congestion control: one trait, one file per algorithm, dispatched through [`Cc`].
+//!
+//! An algorithm only moves the window. Loss detection, retransmission, timers and ECN echo
+//! live in the shared sender/receiver; they call in here at the moments a window changes.
+
+mod dctcp;
+mod newreno;
+
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use newreno::NewReno;
+
+use crate::units::Time;
+
+/// The window every algorithm moves, in bytes.
+#[derive(Clone, Debug)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub mss: u64,
+    /// Smallest window a reduction may leave (1 MSS lets incasts reach the degenerate point).
+    pub min_cwnd: u64,
+    /// Bytes acknowledged toward the next congestion-avoidance increment.
+    ca_credit: u64,
+}
+
+impl Window {
+    pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0 }
+    }
+
+    /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
+    /// window of ACKed bytes.
+    pub fn reno_increase(&mut self, acked: u64) {
+        let mut acked = acked;
+        if self.cwnd < self.ssthresh {
+            let grow = acked.min(self.ssthresh - self.cwnd);
+            self.cwnd += grow;
+            acked -= grow;
+        }
+        if acked > 0 && self.cwnd >= self.ssthresh {
+            self.ca_credit += acked;
+            while self.ca_credit >= self.cwnd {
+                self.ca_credit -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+
+    /// Sets ssthresh and cwnd to `target`, never below the floor.
+    pub fn reduce_to(&mut self, target: u64) {
+        self.ssthresh = target.max(self.min_cwnd);
+        self.cwnd = self.ssthresh;
+        self.ca_credit = 0;
+    }
+}
+
+/// What an ACK tells the congestion control.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct AckSignal {
+    pub now: Time,
+    /// Bytes newly delivered (cumulatively or by SACK).
+    pub delivered: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// The sender is in loss recovery (the window must not grow).
+    pub in_recovery: bool,
+    pub rtt: Option<Time>,
+}
+
+pub trait CongestionControl {
+    /// Every ACK that delivers data or echoes congestion.
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSignal);
+    /// Loss detected by duplicate ACKs or SACK: set ssthresh and cwnd for recovery.
+    fn on_loss(&mut self, w: &mut Window);
+    /// Retransmission timeout: set ssthresh; the sender restarts from one segment.
+    fn on_timeout(&mut self, w: &mut Window) {
+        let half = (w.cwnd / 2).max(2 * w.mss);
+        w.ssthresh = half.max(w.min_cwnd);
+        w.cwnd = w.mss.max(w.min_cwnd.min(w.mss));
+    }
+    /// Whether data segments are sent ECN-capable.
+    fn ecn_capable(&self) -> bool;
+    /// A value worth tracing (DCTCP's alpha).
+    fn alpha(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path).
+#[derive(Clone, Debug)]
+pub enum Cc {
+    NewReno(NewReno),
+    Dctcp(Dctcp),
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
+        match self {
+            Cc::NewReno(c) => c.on_ack(w, ack),
+            Cc::Dctcp(c) => c.on_ack(w, ack),
+        }
+    }
+    fn on_loss(&mut self, w: &mut Window) {
+        match self {
+            Cc::NewReno(c) => c.on_loss(w),
+            Cc::Dctcp(c) => c.on_loss(w),
+        }
+    }
+    fn on_timeout(&mut self, w: &mut Window) {
+        match self {
+            Cc::NewReno(c) => c.on_timeout(w),
+            Cc::Dctcp(c) => c.on_timeout(w),
+        }
+    }
+    fn ecn_capable(&self) -> bool {
+        match self {
+            Cc::NewReno(c) => c.ecn_capable(),
+            Cc::Dctcp(c) => c.ecn_capable(),
+        }
+    }
+    fn alpha(&self) -> Option<f64> {
+        match self {
+            Cc::NewReno(c) => c.alpha(),
+            Cc::Dctcp(c) => c.alpha(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_then_linear_growth() {
+        let mut w = Window::new(10 * 1000, 1000, 1000);
+        w.ssthresh = 20_000;
+        w.reno_increase(5_000);
+        assert_eq!(w.cwnd, 15_000);
+        w.reno_increase(10_000); // 5,000 to reach ssthresh, 5,000 of credit
+        assert_eq!(w.cwnd, 20_000);
+        w.reno_increase(15_000); // 20,000 of credit: one MSS
+        assert_eq!(w.cwnd, 21_000);
+        w.reduce_to(500);
+        assert_eq!((w.cwnd, w.ssthresh), (1000, 1000));
+    }
+}

@@ -1,0 +1,38 @@
+//! NewReno (RFC 6582 window arithmetic): halve on loss, Reno growth otherwise. With ECN on
+//! it halves at most once per window on an echo, as RFC 3168 asks.
+
+use super::{AckSignal, CongestionControl, Window};
+
+#[derive(Clone, Debug, Default)]
+pub struct NewReno {
+    pub ecn: bool,
+    /// ECN reductions are suppressed until snd_una passes this point (one per window).
+    cwr_until: u64,
+}
+
+impl NewReno {
+    pub fn new(ecn: bool) -> Self {
+        NewReno { ecn, cwr_until: 0 }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
+        if ack.ece && self.ecn && ack.snd_una >= self.cwr_until && !ack.in_recovery {
+            w.reduce_to(w.cwnd / 2);
+            self.cwr_until = ack.snd_nxt;
+            return;
+        }
+        if !ack.in_recovery {
+            w.reno_increase(ack.delivered);
+        }
+    }
+
+    fn on_loss(&mut self, w: &mut Window) {
+        w.reduce_to((w.cwnd / 2).max(2 * w.mss));
+    }
+
+    fn ecn_capable(&self) -> bool {
+        self.ecn
+    }
+}

@@ -1,0 +1,268 @@
+//! The reliable sender shared by every congestion control: byte sequence numbers over fixed
+//! MSS segments, cumulative ACKs with SACK, fast retransmit and recovery (NewReno recovery
+//! point), RTO with backoff, ECN echo handling. It does no I/O: the world asks it for the
+//! next segment to send and tells it about ACKs and timeouts.
+
+use super::cc::{AckSignal, Cc, CongestionControl, Window};
+use super::scoreboard::{Scoreboard, Seg};
+use crate::reliability::RttEstimator;
+use crate::units::Time;
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u64,
+    pub init_cwnd: u64,
+    pub min_cwnd: u64,
+    pub sack: bool,
+    pub dupthresh: u64,
+    pub initial_rto: Time,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub rto_granularity: Time,
+    /// A static receive-window clamp in bytes (`u64::MAX` for none).
+    pub rwnd: u64,
+}
+
+/// One segment the sender wants on the wire.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u64,
+    pub retransmission: bool,
+    pub cwr: bool,
+}
+
+/// What an ACK did.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckEffect {
+    /// The cumulative ACK moved forward (restart the RTO timer).
+    pub advanced: bool,
+    /// Every byte is acknowledged.
+    pub finished: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sender {
+    pub size: u64,
+    mss: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    board: Scoreboard,
+    pub window: Window,
+    pub cc: Cc,
+    /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
+    pub in_flight: u64,
+    in_recovery: bool,
+    recover: u64,
+    dupacks: u64,
+    sack: bool,
+    dupthresh: u64,
+    rwnd: u64,
+    pub rtt: RttEstimator,
+    send_cwr: bool,
+    pub retx_bytes: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+}
+
+impl Sender {
+    pub fn new(size: u64, cfg: &SenderConfig, cc: Cc) -> Self {
+        Sender {
+            size,
+            mss: cfg.mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            board: Scoreboard::default(),
+            window: Window::new(cfg.init_cwnd, cfg.mss, cfg.min_cwnd),
+            cc,
+            in_flight: 0,
+            in_recovery: false,
+            recover: 0,
+            dupacks: 0,
+            sack: cfg.sack,
+            dupthresh: cfg.dupthresh,
+            rwnd: cfg.rwnd,
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.rto_granularity),
+            send_cwr: false,
+            retx_bytes: 0,
+            timeouts: 0,
+            fast_recoveries: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn seg_len(&self, seg: u64) -> u64 {
+        let start = seg * self.mss;
+        (self.size - start).min(self.mss)
+    }
+
+    #[inline(always)]
+    fn seg_of(&self, byte: u64) -> u64 {
+        byte.div_ceil(self.mss)
+    }
+
+    pub fn finished(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    /// Data sent and not yet cumulatively acknowledged.
+    pub fn outstanding(&self) -> bool {
+        self.snd_una < self.snd_nxt
+    }
+
+    pub fn set_rwnd(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
+    }
+
+    /// The next segment the window allows, if any. One segment may always go when nothing
+    /// is in flight, so a window below one MSS cannot stall the flow.
+    #[inline]
+    pub fn next_segment(&mut self) -> Option<Segment> {
+        let window = self.window.cwnd.min(self.rwnd);
+        let (seg, retransmission) = match self.board.first_lost() {
+            Some(seg) => (seg, true),
+            None if self.snd_nxt < self.size => (self.board.end(), false),
+            None => return None,
+        };
+        let len = self.seg_len(seg);
+        if self.in_flight > 0 && self.in_flight + len > window {
+            return None;
+        }
+        if retransmission {
+            self.board.set(seg, Seg::Retx);
+            self.retx_bytes += len;
+        } else {
+            self.board.push_sent();
+            self.snd_nxt += len;
+        }
+        self.in_flight += len;
+        let cwr = std::mem::take(&mut self.send_cwr);
+        Some(Segment { seq: seg * self.mss, len, retransmission, cwr })
+    }
+
+    /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
+    /// ECN echo and the echoed send timestamp.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack_start: u64, sack_end: u64, ece: bool, ts_echo: Time) -> AckEffect {
+        if now >= ts_echo {
+            self.rtt.sample(now - ts_echo);
+        }
+        let mut delivered = 0;
+        let advanced = ack > self.snd_una;
+        if advanced {
+            let mss = self.mss;
+            let size = self.size;
+            let in_flight = &mut self.in_flight;
+            self.board.advance_to(self.seg_of(ack), |seg, s| {
+                let len = (size - seg * mss).min(mss);
+                match s {
+                    Seg::Sent | Seg::Retx => {
+                        *in_flight -= len;
+                        delivered += len;
+                    }
+                    Seg::Lost => delivered += len,
+                    Seg::Sacked => {}
+                }
+            });
+            self.snd_una = ack.min(self.size);
+            self.dupacks = 0;
+        } else if ack == self.snd_una && self.outstanding() {
+            self.dupacks += 1;
+        }
+        if self.sack && sack_end > sack_start {
+            delivered += self.apply_sack(sack_start, sack_end);
+        }
+        self.detect_loss(advanced);
+        if self.in_recovery && self.snd_una >= self.recover {
+            self.in_recovery = false;
+            self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
+        }
+        let before = self.window.cwnd;
+        let signal = AckSignal {
+            now,
+            delivered,
+            ece,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            in_recovery: self.in_recovery,
+            rtt: self.rtt.srtt(),
+        };
+        self.cc.on_ack(&mut self.window, &signal);
+        if ece && self.window.cwnd < before {
+            self.send_cwr = true;
+        }
+        AckEffect { advanced, finished: self.finished() }
+    }
+
+    fn apply_sack(&mut self, start: u64, end: u64) -> u64 {
+        let mut delivered = 0;
+        let first = (start / self.mss).max(self.board.base());
+        let last = self.seg_of(end.min(self.snd_nxt));
+        for seg in first..last {
+            let len = self.seg_len(seg);
+            match self.board.set(seg, Seg::Sacked) {
+                Some(Seg::Sent) | Some(Seg::Retx) => {
+                    self.in_flight -= len;
+                    delivered += len;
+                }
+                Some(Seg::Lost) => delivered += len,
+                _ => {}
+            }
+        }
+        delivered
+    }
+
+    /// Marks lost segments and enters fast recovery on the first loss of a window.
+    fn detect_loss(&mut self, advanced: bool) {
+        let mut newly_lost = 0;
+        if self.sack {
+            let mss = self.mss;
+            let size = self.size;
+            let in_flight = &mut self.in_flight;
+            self.board.mark_losses(self.dupthresh, |seg| {
+                *in_flight -= (size - seg * mss).min(mss);
+                newly_lost += 1;
+            });
+        }
+        // Without SACK information: three duplicate ACKs, or a partial ACK in recovery
+        // (NewReno), say the segment at the cumulative point is lost.
+        let dup_loss = self.dupacks == self.dupthresh;
+        let partial = self.in_recovery && advanced && self.snd_una < self.recover;
+        if (dup_loss || partial) && self.board.state(self.board.base()) == Some(Seg::Sent) {
+            let seg = self.board.base();
+            self.board.set(seg, Seg::Lost);
+            self.in_flight -= self.seg_len(seg);
+            newly_lost += 1;
+        }
+        if newly_lost > 0 && !self.in_recovery && self.snd_una >= self.recover {
+            self.in_recovery = true;
+            self.recover = self.snd_nxt;
+            self.fast_recoveries += 1;
+            self.cc.on_loss(&mut self.window);
+        }
+    }
+
+    /// The retransmission timer fired with data outstanding.
+    pub fn on_timeout(&mut self) {
+        if !self.outstanding() {
+            return;
+        }
+        self.timeouts += 1;
+        self.cc.on_timeout(&mut self.window);
+        let mss = self.mss;
+        let size = self.size;
+        let in_flight = &mut self.in_flight;
+        self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
+        self.in_recovery = false;
+        self.recover = self.snd_nxt;
+        self.dupacks = 0;
+        self.rtt.back_off();
+    }
+
+    pub fn rto(&self) -> Time {
+        self.rtt.rto()
+    }
+
+    pub fn release(&mut self) {
+        self.board.release();
+    }
+}
