@@ -59,6 +59,11 @@ impl Routes {
     /// Shortest paths by hop count from every node to every host; only switches forward (a
     /// path never transits a host).
     pub fn shortest_paths(topo: &Topology) -> Routes {
+        Self::build(topo, true)
+    }
+
+    /// `share_siblings: false` runs one BFS per host; tests compare it with the shared build.
+    fn build(topo: &Topology, share_siblings: bool) -> Routes {
         let (n_nodes, n_hosts, n_ports) = (topo.nodes.len(), topo.hosts.len(), topo.port_count());
         assert!(n_ports < MULTI as usize, "too many ports for a routing entry");
         let port_to: Vec<NodeId> = topo.ports().map(|(_, p)| p.to).collect();
@@ -97,9 +102,24 @@ impl Routes {
         let mut dist = vec![u32::MAX; n_nodes];
         let mut queue: Vec<usize> = Vec::with_capacity(n_nodes);
         let mut hops: Vec<PortId> = Vec::new();
+        // `first_on[s]`: the first single-homed host on switch `s` whose column was computed.
+        let mut first_on = vec![u32::MAX; n_nodes];
 
         for (h, &dst_node) in topo.hosts.iter().enumerate() {
             let d = dst_node.idx();
+            if share_siblings {
+                if let &[up] = out(d) {
+                    let s = routes.port_to[up.idx()].idx();
+                    if forwards[s] {
+                        if first_on[s] == u32::MAX {
+                            first_on[s] = h as u32;
+                        } else {
+                            routes.copy_sibling_column(first_on[s] as usize, h, up, s);
+                            continue;
+                        }
+                    }
+                }
+            }
             // BFS from the destination. Links are full duplex, so following a node's out
             // ports backwards is the same as following in ports. A host other than `d` gets
             // a distance (it can send) but is never expanded (it does not forward).
@@ -148,6 +168,27 @@ impl Routes {
             }
         }
         routes
+    }
+
+    /// Fills host `h`'s column from that of `h0`, another host hanging off the same switch
+    /// `s` by a single link (`up` is `h`'s uplink). Everywhere but at `s` and the two hosts
+    /// themselves the routes toward them coincide: any path reaches them through `s`. This
+    /// saves one BFS per host beyond the first on each ToR (12x fewer at k = 24).
+    fn copy_sibling_column(&mut self, h0: usize, h: usize, up: PortId, s: usize) {
+        let n = self.n_hosts;
+        for row in self.entries.chunks_exact_mut(n) {
+            row[h] = row[h0];
+        }
+        let (node, node0) = (self.host_node[h].idx(), self.host_node[h0].idx());
+        // A link's two ports are `2l` and `2l + 1` (see `topology::graph`), so `up ^ 1` is
+        // the switch's port down to `h`.
+        self.entries[s * n + h] = up.0 ^ 1;
+        self.entries[node * n + h] = NO_ROUTE;
+        // h0 was the destination of the copied column; now it sends up its own single link,
+        // the reverse of `s`'s (single-port) entry toward it.
+        let down0 = self.entries[s * n + h0];
+        debug_assert_eq!(down0 & MULTI, 0);
+        self.entries[node0 * n + h] = down0 ^ 1;
     }
 
     /// The ports of a group entry (an entry with the `MULTI` bit).
@@ -268,6 +309,21 @@ mod tests {
     }
 
     #[test]
+    fn hosts_never_transit_even_on_a_tie() {
+        // A - C - B and A - x - B are equally long, but only the first is a route.
+        let mut t = Topology::default();
+        let (x, y, z) = (t.add_node(Host, "x"), t.add_node(Host, "y"), t.add_node(Host, "z"));
+        let [a, b, c] = ["A", "B", "C"].map(|n| t.add_node(Switch, n));
+        for (u, v) in [(x, a), (x, b), (y, a), (z, b), (a, c), (c, b)] {
+            t.add_link(u, v, 1, 1);
+        }
+        let r = Routes::shortest_paths(&t);
+        assert_eq!(names(&t, r.next_hops(a, HostId(2))), ["A->C"]);
+        assert_eq!(names(&t, r.next_hops(b, HostId(1))), ["B->C"]);
+        assert_eq!(r.hops(HostId(1), HostId(2)), 4);
+    }
+
+    #[test]
     fn unreachable_is_empty_not_a_loop() {
         let mut t = Topology::default();
         let (h0, h1) = (t.add_node(Host, "h0"), t.add_node(Host, "h1"));
@@ -311,6 +367,46 @@ mod tests {
         assert_eq!(e & MULTI, 0);
         for entropy in [0, 1, u32::MAX] {
             assert_eq!(r.select(y_node, HostId(2), entropy), PortId(e));
+        }
+    }
+
+    #[test]
+    fn sharing_sibling_columns_changes_nothing() {
+        use crate::topology::*;
+        let l = LinkParams { rate_bps: 1, delay_ps: 1 };
+        let mut topos = vec![
+            dual_homed(),
+            fat_tree(&FatTreeParams { k: 4, host_link: l, fabric_link: l }),
+            fat_tree(&FatTreeParams { k: 6, host_link: l, fabric_link: l }),
+            leaf_spine(&LeafSpineParams {
+                leaves: 3,
+                spines: 2,
+                hosts_per_leaf: 4,
+                host_link: l,
+                fabric_link: l,
+            }),
+        ];
+        for core_link in [None, Some(l)] {
+            let p = DumbbellParams {
+                senders: 3,
+                receivers: 2,
+                sender_link: l,
+                receiver_link: l,
+                core_link,
+            };
+            topos.push(dumbbell(&p));
+        }
+        // Extra hosts on the dual-homed fixture's switches, plus one hanging off a host.
+        let t = topos[0].clone();
+        let mut t2 = t.clone();
+        for (name, at) in [("y2", 3), ("z2", 4), ("z3", 4), ("w", 1)] {
+            let n = t2.add_node(Host, name);
+            t2.add_link(n, NodeId(at), 1, 1);
+        }
+        topos.push(t2);
+        for t in &topos {
+            let shared = Routes::build(t, true);
+            assert_eq!(shared, Routes::build(t, false), "{:?}", t.nodes[0].name);
         }
     }
 
