@@ -1,4 +1,58 @@
 //! Topology graph and builders.
+//!
+//! Every builder numbers hosts before switches, so in a built topology host `h` is also node
+//! `h` (`topo.hosts[h] == NodeId(h)`); code should still go through `topo.hosts` rather than
+//! rely on it. Each host link is added with the host as its `a` end, so a host's uplink is
+//! the link's even port and the switch's port down to the host is the odd one.
+pub mod dumbbell;
+pub mod fat_tree;
 pub mod graph;
+pub mod leaf_spine;
 
+pub use dumbbell::{dumbbell, DumbbellParams};
+pub use fat_tree::{fat_tree, FatTreeParams};
 pub use graph::{Link, Node, NodeKind, Port, Topology};
+pub use leaf_spine::{leaf_spine, LeafSpineParams};
+
+use crate::ids::{HostId, NodeId, PortId};
+use crate::units::Time;
+
+/// Rate and propagation delay of a full-duplex link (both directions alike).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LinkParams {
+    pub rate_bps: u64,
+    pub delay_ps: Time,
+}
+
+/// Which builder to run, with its parameters (the scenario layer validates them first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TopologyParams {
+    Dumbbell(DumbbellParams),
+    LeafSpine(LeafSpineParams),
+    FatTree(FatTreeParams),
+}
+
+impl TopologyParams {
+    pub fn build(&self) -> Topology {
+        match self {
+            TopologyParams::Dumbbell(p) => dumbbell(p),
+            TopologyParams::LeafSpine(p) => leaf_spine(p),
+            TopologyParams::FatTree(p) => fat_tree(p),
+        }
+    }
+}
+
+/// Adds `count` hosts named `{prefix}0..` and returns their node ids.
+fn add_hosts(t: &mut Topology, prefix: &str, count: u32) -> Vec<NodeId> {
+    (0..count).map(|i| t.add_node(NodeKind::Host, format!("{prefix}{i}"))).collect()
+}
+
+/// Adds a link `a`–`b` with `l`; returns the `a -> b` port.
+fn connect(t: &mut Topology, a: NodeId, b: NodeId, l: LinkParams) -> PortId {
+    t.add_link(a, b, l.rate_bps, l.delay_ps)
+}
+
+/// The host ids of `nodes` (which must all be hosts), for a group.
+fn host_ids(t: &Topology, nodes: &[NodeId]) -> Vec<HostId> {
+    nodes.iter().map(|n| t.nodes[n.idx()].host.expect("group member is a host")).collect()
+}
