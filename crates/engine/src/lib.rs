@@ -29,3 +29,15 @@ pub mod units;
 
 pub use error::ScenarioError;
 pub use metrics::table::{Column, Results, Table};
+pub mod des;
+pub mod net;
+pub mod packet;
+pub mod reliability;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod transport;
+pub mod workload;
+
+pub use scenario::{parse_scenario, ValidSpec};
+pub use sim::Simulation;

@@ -1,2 +1,7 @@
 //! What a run records, as columns.
+pub mod hosts;
+pub mod queues;
 pub mod table;
+
+pub use hosts::HostCounters;
+pub use queues::QueueSeries;

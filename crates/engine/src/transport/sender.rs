@@ -151,8 +151,9 @@ impl Sender {
         if advanced {
             let mss = self.mss;
             let size = self.size;
+            let target = self.seg_of(ack);
             let in_flight = &mut self.in_flight;
-            self.board.advance_to(self.seg_of(ack), |seg, s| {
+            self.board.advance_to(target, |seg, s| {
                 let len = (size - seg * mss).min(mss);
                 match s {
                     Seg::Sent | Seg::Retx => {

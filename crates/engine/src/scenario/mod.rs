@@ -1,0 +1,91 @@
+//! Scenario: TOML -> [`spec::Spec`] (serde) -> [`validate`] -> [`ValidSpec`] -> build.
+//!
+//! Every error names the field by its path (`workload[0].degree`) and, for closed choices,
+//! the allowed values. The engine reads no files: a CDF a workload names is fetched through
+//! the caller's `load_file`.
+
+pub mod spec;
+mod fields;
+mod net;
+mod record;
+mod transport;
+mod workload;
+
+use crate::ids::{HostId, PortId};
+use crate::net::queue::QueueConfig;
+use crate::topology::Topology;
+use crate::transport::TransportConfig;
+use crate::units::{Time, PS_PER_SEC};
+use crate::workload::Workload;
+use crate::ScenarioError;
+use fields::Ctx;
+
+/// A scenario that has passed every check, resolved to integers with units.
+#[derive(Clone, Debug)]
+pub struct ValidSpec {
+    pub name: String,
+    pub seed: u64,
+    /// Stop here even if flows are still running.
+    pub duration: Option<Time>,
+    /// Safety cap when no duration is set.
+    pub max_duration: Time,
+    pub topology: Topology,
+    pub switch_queue: QueueConfig,
+    pub host_queue: QueueConfig,
+    pub transport: TransportConfig,
+    pub workloads: Vec<Workload>,
+    pub record: RecordConfig,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RecordConfig {
+    pub flows: bool,
+    /// Sampling interval and ports.
+    pub queues: Option<(Time, Vec<PortId>)>,
+    /// Bin width and hosts.
+    pub hosts: Option<(Time, Vec<HostId>)>,
+}
+
+/// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).
+pub fn parse_scenario(src: &str, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<ValidSpec, ScenarioError> {
+    let spec = fields::deserialize(src)?;
+    validate(&spec, load_file)
+}
+
+pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<ValidSpec, ScenarioError> {
+    let cx = Ctx::root();
+    let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
+    let topology = net::topology(&cx.at("topology"), topology_spec)?;
+    let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
+    let packet = transport.mtu + transport.framing;
+    let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
+    let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let duration = cx.opt_time("duration", &spec.duration)?;
+    if duration == Some(0) {
+        return Err(ScenarioError::new("duration", "must be positive"));
+    }
+    let max_duration = cx.opt_time("max_duration", &spec.max_duration)?.unwrap_or(10 * PS_PER_SEC);
+    let seed = spec.seed.unwrap_or(1);
+    if spec.workload.is_empty() {
+        return Err(ScenarioError::new("workload", "at least one [[workload]] is required")
+            .with_allowed(workload::KINDS));
+    }
+    let mut workloads = Vec::new();
+    for (i, w) in spec.workload.iter().enumerate() {
+        let wcx = cx.at(&format!("workload[{i}]"));
+        workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
+    }
+    let record = record::record(&cx.at("record"), &spec.record, &topology)?;
+    Ok(ValidSpec {
+        name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
+        seed,
+        duration,
+        max_duration,
+        topology,
+        switch_queue,
+        host_queue,
+        transport,
+        workloads,
+        record,
+    })
+}

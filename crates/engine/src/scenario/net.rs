@@ -1,0 +1,154 @@
+//! `[topology]`, `[switch.queue]`, `[host.queue]`.
+
+use super::fields::Ctx;
+use super::spec::{LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
+use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
+use crate::topology::{DumbbellParams, FatTreeParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
+use crate::units::Size;
+use crate::ScenarioError;
+
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree"];
+pub const MARKING_KINDS: &[&str] = &["none", "step", "red"];
+/// Switch output queues hold 1000 packets unless the scenario says otherwise.
+pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
+
+const DEFAULT_RATE: &str = "10Gbps";
+const DEFAULT_DELAY: &str = "1us";
+
+fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
+    let Some(l) = l else { return Ok(fallback) };
+    let lc = cx.at(key);
+    Ok(LinkParams {
+        rate_bps: match &l.rate {
+            Some(_) => lc.rate("rate", &l.rate, DEFAULT_RATE)?,
+            None => fallback.rate_bps,
+        },
+        delay_ps: match &l.delay {
+            Some(_) => lc.time("delay", &l.delay, DEFAULT_DELAY)?,
+            None => fallback.delay_ps,
+        },
+    })
+}
+
+pub fn topology(cx: &Ctx, t: &TopologySpec) -> Result<Topology, ScenarioError> {
+    let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
+    let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
+    let host_link = link(cx, "host_link", t.host_link.as_ref(), default)?;
+    const MAX: i64 = 1 << 20;
+    let params = match kind {
+        "dumbbell" | "star" => {
+            cx.reject(kind, &[("leaves", t.leaves.is_some()), ("spines", t.spines.is_some()), ("hosts_per_leaf", t.hosts_per_leaf.is_some()), ("k", t.k.is_some()), ("fabric_link", t.fabric_link.is_some())])?;
+            if kind == "star" {
+                cx.reject(kind, &[("core_link", t.core_link.is_some())])?;
+            }
+            TopologyParams::Dumbbell(DumbbellParams {
+                senders: cx.count("senders", t.senders, None, 1, MAX)? as u32,
+                receivers: cx.count("receivers", t.receivers, Some(1), 1, MAX)? as u32,
+                sender_link: link(cx, "sender_link", t.sender_link.as_ref(), host_link)?,
+                receiver_link: link(cx, "receiver_link", t.receiver_link.as_ref(), host_link)?,
+                core_link: t.core_link.as_ref().map(|l| link(cx, "core_link", Some(l), host_link)).transpose()?,
+            })
+        }
+        "leaf_spine" => {
+            reject_dumbbell_fields(cx, kind, t)?;
+            cx.reject(kind, &[("k", t.k.is_some())])?;
+            TopologyParams::LeafSpine(LeafSpineParams {
+                leaves: cx.count("leaves", t.leaves, None, 1, 4096)? as u32,
+                spines: cx.count("spines", t.spines, None, 1, 4096)? as u32,
+                hosts_per_leaf: cx.count("hosts_per_leaf", t.hosts_per_leaf, None, 1, 4096)? as u32,
+                host_link,
+                fabric_link: link(cx, "fabric_link", t.fabric_link.as_ref(), host_link)?,
+            })
+        }
+        _ => {
+            reject_dumbbell_fields(cx, kind, t)?;
+            cx.reject(kind, &[("leaves", t.leaves.is_some()), ("spines", t.spines.is_some()), ("hosts_per_leaf", t.hosts_per_leaf.is_some())])?;
+            let k = cx.count("k", t.k, None, 2, 64)?;
+            if k % 2 != 0 {
+                return Err(cx.err("k", format!("must be even, got {k}")));
+            }
+            TopologyParams::FatTree(FatTreeParams { k: k as u32, host_link, fabric_link: link(cx, "fabric_link", t.fabric_link.as_ref(), host_link)? })
+        }
+    };
+    Ok(params.build())
+}
+
+fn reject_dumbbell_fields(cx: &Ctx, kind: &str, t: &TopologySpec) -> Result<(), ScenarioError> {
+    cx.reject(
+        kind,
+        &[
+            ("senders", t.senders.is_some()),
+            ("receivers", t.receivers.is_some()),
+            ("sender_link", t.sender_link.is_some()),
+            ("receiver_link", t.receiver_link.is_some()),
+            ("core_link", t.core_link.is_some()),
+        ],
+    )
+}
+
+/// A queue section; `packet` is the bytes of a full-size packet on the wire.
+pub fn queue(cx: &Ctx, q: Option<&QueueSpec>, packet: u64, default_limit: Option<&str>) -> Result<QueueConfig, ScenarioError> {
+    let empty = QueueSpec::default();
+    let q = q.unwrap_or(&empty);
+    let mut cfg = QueueConfig::unlimited();
+    let limit = match &q.limit {
+        Some(_) => Some(cx.size("limit", &q.limit, "0B")?),
+        None => default_limit.map(|d| cx.size("limit", &None, d)).transpose()?,
+    };
+    match limit {
+        Some(Size::Packets(0)) | Some(Size::Bytes(0)) => return Err(cx.err("limit", "must be positive")),
+        Some(Size::Packets(p)) => cfg.limit_pkts = p,
+        Some(Size::Bytes(b)) => {
+            if b < packet {
+                return Err(cx.err("limit", format!("{b} B cannot hold one {packet}-byte packet")));
+            }
+            cfg.limit_bytes = b;
+        }
+        None => {}
+    }
+    if let Some(m) = &q.marking {
+        cfg.marking = marking(&cx.at("marking"), m)?;
+    }
+    Ok(cfg)
+}
+
+fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {
+    let kind = cx.choice("kind", m.kind.as_deref(), None, MARKING_KINDS)?;
+    let red_fields = [("min", m.min.is_some()), ("max", m.max.is_some()), ("p_max", m.p_max.is_some()), ("weight", m.weight.is_some()), ("gentle", m.gentle.is_some()), ("wait", m.wait.is_some())];
+    match kind {
+        "none" => {
+            cx.reject(kind, &[("threshold", m.threshold.is_some())])?;
+            cx.reject(kind, &red_fields)?;
+            Ok(MarkingConfig::None)
+        }
+        "step" => {
+            cx.reject(kind, &red_fields)?;
+            let threshold = cx.opt_size("threshold", &m.threshold)?.ok_or_else(|| cx.err("threshold", "is required for step marking (e.g. \"65pkt\")"))?;
+            Ok(MarkingConfig::Step { threshold })
+        }
+        _ => {
+            cx.reject(kind, &[("threshold", m.threshold.is_some())])?;
+            let min = cx.opt_size("min", &m.min)?.ok_or_else(|| cx.err("min", "is required for RED"))?;
+            let max = cx.opt_size("max", &m.max)?.ok_or_else(|| cx.err("max", "is required for RED"))?;
+            let same_unit = matches!((min, max), (Size::Bytes(_), Size::Bytes(_)) | (Size::Packets(_), Size::Packets(_)));
+            if !same_unit {
+                return Err(cx.err("max", "must use the same unit as min (both bytes or both pkt)"));
+            }
+            let (lo, hi) = match (min, max) {
+                (Size::Bytes(a), Size::Bytes(b)) | (Size::Packets(a), Size::Packets(b)) => (a, b),
+                _ => unreachable!(),
+            };
+            if hi < lo {
+                return Err(cx.err("max", "must not be below min"));
+            }
+            Ok(MarkingConfig::Red(RedConfig {
+                min,
+                max,
+                p_max: cx.fraction("p_max", m.p_max, Some(0.02), 0.0, 1.0)?,
+                weight: cx.fraction("weight", m.weight, Some(0.002), 0.0, 1.0)?,
+                gentle: m.gentle.unwrap_or(true),
+                wait: m.wait.unwrap_or(true),
+            }))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `[record]`: what the run keeps beyond flows and port counters.
+
+use super::fields::Ctx;
+use super::spec::{Names, RecordSpec};
+use super::workload::hosts;
+use super::RecordConfig;
+use crate::ids::PortId;
+use crate::topology::{NodeKind, Topology};
+use crate::ScenarioError;
+
+pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig, ScenarioError> {
+    let queues = match &r.queues {
+        None => None,
+        Some(q) => {
+            let qc = cx.at("queues");
+            let interval = qc.time("interval", &q.interval, "10us")?;
+            if interval == 0 {
+                return Err(qc.err("interval", "must be positive"));
+            }
+            Some((interval, ports(&qc, q.ports.as_ref(), topo)?))
+        }
+    };
+    let hosts = match &r.hosts {
+        None => None,
+        Some(h) => {
+            let hc = cx.at("hosts");
+            let bin = hc.time("bin", &h.bin, "1ms")?;
+            if bin == 0 {
+                return Err(hc.err("bin", "must be positive"));
+            }
+            Some((bin, hosts(&hc, "hosts", h.hosts.as_ref(), "all", topo)?))
+        }
+    };
+    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts })
+}
+
+/// `"bottleneck"` (or any named port), `"switches"` (every switch egress), `"all"`, or a
+/// list of port names like `"sw0->r0"`.
+fn ports(cx: &Ctx, sel: Option<&Names>, topo: &Topology) -> Result<Vec<PortId>, ScenarioError> {
+    let all = || topo.ports().map(|(id, _)| id);
+    let by_name = |key: &str, name: &str| -> Result<PortId, ScenarioError> {
+        if let Some(p) = topo.named_port(name) {
+            return Ok(p);
+        }
+        all().find(|p| topo.port_name(*p) == name).ok_or_else(|| {
+            let mut allowed = vec!["all".to_string(), "switches".to_string()];
+            allowed.extend(topo.named_ports.iter().map(|(n, _)| n.clone()));
+            allowed.push(format!("a port name such as `{}`", topo.port_name(PortId(0))));
+            cx.err(key, format!("no port `{name}`")).with_allowed(allowed)
+        })
+    };
+    match sel {
+        None => match topo.named_port("bottleneck") {
+            Some(p) => Ok(vec![p]),
+            None => Err(cx.err("ports", "is required: this topology has no `bottleneck` port")),
+        },
+        Some(Names::One(s)) if s == "all" => Ok(all().collect()),
+        Some(Names::One(s)) if s == "switches" => Ok(all().filter(|p| topo.nodes[topo.port(*p).from.idx()].kind == NodeKind::Switch).collect()),
+        Some(Names::One(s)) => Ok(vec![by_name("ports", s)?]),
+        Some(Names::Many(list)) => list.iter().enumerate().map(|(i, n)| by_name(&format!("ports[{i}]"), n)).collect(),
+    }
+}

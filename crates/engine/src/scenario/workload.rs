@@ -1,0 +1,194 @@
+//! `[[workload]]` entries: incast, poisson, permutation, flow.
+
+use super::fields::Ctx;
+use super::spec::{Names, WorkloadSpec};
+use crate::ids::HostId;
+use crate::sim::choose_senders;
+use crate::topology::Topology;
+use crate::units::Time;
+use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
+use crate::ScenarioError;
+
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+const PICKS: &[&str] = &["first", "random"];
+const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
+
+/// Finds a host by name.
+pub fn host(cx: &Ctx, key: &str, name: &str, topo: &Topology) -> Result<HostId, ScenarioError> {
+    topo.hosts
+        .iter()
+        .position(|n| topo.nodes[n.idx()].name == name)
+        .map(HostId::from)
+        .ok_or_else(|| {
+            let mut examples: Vec<String> = topo.hosts.iter().take(4).map(|n| topo.nodes[n.idx()].name.clone()).collect();
+            if topo.hosts.len() > 4 {
+                examples.push("...".into());
+            }
+            cx.err(key, format!("no host named `{name}`")).with_allowed(examples)
+        })
+}
+
+/// A group name, a single host name, or a list of host names.
+pub fn hosts(cx: &Ctx, key: &str, names: Option<&Names>, default_group: &str, topo: &Topology) -> Result<Vec<HostId>, ScenarioError> {
+    match names {
+        None => Ok(topo.group(default_group).map(<[HostId]>::to_vec).unwrap_or_else(|| (0..topo.hosts.len()).map(HostId::from).collect())),
+        Some(Names::One(name)) => {
+            if let Some(g) = topo.group(name) {
+                return Ok(g.to_vec());
+            }
+            host(cx, key, name, topo).map(|h| vec![h]).map_err(|e| {
+                let groups: Vec<String> = topo.groups.iter().map(|(n, _)| n.clone()).collect();
+                ScenarioError::new(e.path, format!("`{name}` is neither a group nor a host")).with_allowed(groups)
+            })
+        }
+        Some(Names::Many(list)) => {
+            if list.is_empty() {
+                return Err(cx.err(key, "must not be empty"));
+            }
+            list.iter().enumerate().map(|(i, n)| host(cx, &format!("{key}[{i}]"), n, topo)).collect()
+        }
+    }
+}
+
+pub fn workload(
+    cx: &Ctx,
+    w: &WorkloadSpec,
+    topo: &Topology,
+    seed: u64,
+    index: usize,
+    duration: Option<Time>,
+    load_file: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Workload, ScenarioError> {
+    let kind = cx.choice("kind", w.kind.as_deref(), None, KINDS)?;
+    let incast_fields = [
+        ("degree", w.degree.is_some()),
+        ("receiver", w.receiver.is_some()),
+        ("senders", w.senders.is_some()),
+        ("pick", w.pick.is_some()),
+        ("bytes_per_sender", w.bytes_per_sender.is_some()),
+        ("total_bytes", w.total_bytes.is_some()),
+        ("jitter", w.jitter.is_some()),
+        ("period", w.period.is_some()),
+        ("count", w.count.is_some()),
+    ];
+    let poisson_fields = [("load", w.load.is_some()), ("sizes", w.sizes.is_some()), ("sampling", w.sampling.is_some()), ("stop", w.stop.is_some())];
+    let flow_fields = [("src", w.src.is_some()), ("dst", w.dst.is_some())];
+    let start = cx.time("start", &w.start, "0s")?;
+    match kind {
+        "incast" => {
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
+            incast(cx, w, topo, seed, index, start).map(Workload::Incast)
+        }
+        "poisson" => {
+            cx.reject(kind, &incast_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("bytes", w.bytes.is_some())])?;
+            poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
+        }
+        "permutation" => {
+            cx.reject(kind, &incast_fields)?;
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
+            if hosts.len() < 2 {
+                return Err(cx.err("hosts", "a permutation needs at least 2 hosts"));
+            }
+            let bytes = positive(cx, "bytes", cx.opt_bytes("bytes", &w.bytes)?)?;
+            if bytes.is_none() && duration.is_none() {
+                return Err(cx.err("bytes", "is required unless the scenario sets `duration` (flows without a size never end)"));
+            }
+            Ok(Workload::Permutation(PermutationSpec { hosts, bytes, start }))
+        }
+        _ => {
+            cx.reject(kind, &incast_fields)?;
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &[("hosts", w.hosts.is_some())])?;
+            let src = host(cx, "src", w.src.as_deref().ok_or_else(|| cx.err("src", "is required"))?, topo)?;
+            let dst = host(cx, "dst", w.dst.as_deref().ok_or_else(|| cx.err("dst", "is required"))?, topo)?;
+            if src == dst {
+                return Err(cx.err("dst", "must differ from src"));
+            }
+            let bytes = positive(cx, "bytes", cx.opt_bytes("bytes", &w.bytes)?)?.ok_or_else(|| cx.err("bytes", "is required"))?;
+            Ok(Workload::Flows(vec![FlowSpec { src, dst, bytes, start }]))
+        }
+    }
+}
+
+fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, ScenarioError> {
+    if v == Some(0) {
+        return Err(cx.err(key, "must be positive"));
+    }
+    Ok(v)
+}
+
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
+    let receiver = match &w.receiver {
+        Some(name) => host(cx, "receiver", name, topo)?,
+        None => *topo
+            .group("receivers")
+            .and_then(|g| g.first())
+            .ok_or_else(|| cx.err("receiver", "is required (this topology has no `receivers` group)"))?,
+    };
+    let pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    let available = pool.iter().filter(|h| **h != receiver).count() as i64;
+    let degree = cx.count("degree", w.degree, None, 1, i64::MAX)?;
+    if degree as i64 > available {
+        return Err(cx.err("degree", format!("is {degree} but only {available} senders are available")));
+    }
+    let random = cx.choice("pick", w.pick.as_deref(), Some("first"), PICKS)? == "random";
+    let senders = choose_senders(&pool, receiver, degree as usize, random, seed, index);
+    let per_sender = positive(cx, "bytes_per_sender", cx.opt_bytes("bytes_per_sender", &w.bytes_per_sender)?)?;
+    let total = positive(cx, "total_bytes", cx.opt_bytes("total_bytes", &w.total_bytes)?)?;
+    let bytes_per_sender = match (per_sender, total) {
+        (Some(b), None) => b,
+        (None, Some(t)) => t.div_ceil(degree),
+        (Some(_), Some(_)) => return Err(cx.err("total_bytes", "give bytes_per_sender or total_bytes, not both")),
+        (None, None) => return Err(cx.err("bytes_per_sender", "is required (or total_bytes)")),
+    };
+    let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
+    let period = cx.opt_time("period", &w.period)?;
+    if count > 1 && period.unwrap_or(0) == 0 {
+        return Err(cx.err("period", "is required and positive when count > 1"));
+    }
+    Ok(IncastSpec {
+        receiver,
+        senders,
+        bytes_per_sender,
+        start,
+        jitter: cx.time("jitter", &w.jitter, "0s")?,
+        period: period.unwrap_or(0),
+        count,
+    })
+}
+
+fn poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, duration: Option<Time>, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<PoissonSpec, ScenarioError> {
+    let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
+    if hosts.len() < 2 {
+        return Err(cx.err("hosts", "Poisson traffic needs at least 2 hosts"));
+    }
+    let load = cx.fraction("load", w.load, None, 0.0, 1.0)?;
+    let name = w.sizes.as_deref().ok_or_else(|| cx.err("sizes", "is required: a flow-size CDF file, e.g. \"websearch_dctcp2010_cdf.txt\""))?;
+    let text = load_file(name).map_err(|e| cx.err("sizes", format!("cannot read `{name}`: {e}")))?;
+    let sampling = match w.sampling.as_deref() {
+        None => None,
+        Some(s) => Some(if cx.choice("sampling", Some(s), None, SAMPLINGS)? == "discrete" { Sampling::Discrete } else { Sampling::Interpolate }),
+    };
+    let sizes = Cdf::parse(&text, sampling).map_err(|e| cx.err("sizes", format!("`{name}` {e}")))?;
+    let stop = match (cx.opt_time("stop", &w.stop)?, duration) {
+        (Some(s), _) => s,
+        (None, Some(d)) => d,
+        (None, None) => return Err(cx.err("stop", "is required unless the scenario sets `duration`")),
+    };
+    if stop <= start {
+        return Err(cx.err("stop", "must be after start"));
+    }
+    let capacity_bps = hosts.iter().map(|h| nic_rate(topo, *h) as f64).sum();
+    Ok(PoissonSpec { hosts, load, sizes, start, stop, capacity_bps })
+}
+
+fn nic_rate(topo: &Topology, h: HostId) -> u64 {
+    let node = topo.hosts[h.idx()];
+    topo.links.iter().find(|l| l.a == node || l.b == node).map_or(0, |l| l.rate_bps)
+}

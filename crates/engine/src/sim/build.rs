@@ -1,0 +1,226 @@
+//! Building the world from a validated scenario.
+
+use super::flow::{Flow, NEVER, NO_INCAST};
+use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST};
+use crate::des::{Event, EventKind, Schedule};
+use crate::ids::{FlowId, HostId, PortId};
+use crate::metrics::{HostCounters, QueueSeries};
+use crate::net::queue::Queue;
+use crate::net::PortState;
+use crate::packet::PacketPool;
+use crate::rng::{hash32, stream, Stream};
+use crate::routing::Routes;
+use crate::scenario::ValidSpec;
+use crate::topology::NodeKind;
+use crate::transport::{Receiver, Sender};
+use crate::units::{serialization_ps, Time, PS_PER_SEC};
+use crate::workload::{pick_senders, Workload};
+use crate::ScenarioError;
+use rand::Rng;
+
+pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
+    let topo = spec.topology.clone();
+    let routes = Routes::shortest_paths(&topo);
+    let mut node_host = vec![NOT_A_HOST; topo.nodes.len()];
+    for (h, n) in topo.hosts.iter().enumerate() {
+        node_host[n.idx()] = h as u32;
+    }
+    let mut host_nic = vec![PortId(u32::MAX); topo.hosts.len()];
+    let mut ports = Vec::with_capacity(topo.port_count());
+    let mut port_host = Vec::with_capacity(topo.port_count());
+    let mut ps_per_byte = Vec::with_capacity(topo.port_count());
+    let mean_pkt = spec.transport.mtu + spec.transport.framing;
+    for (id, port) in topo.ports() {
+        let from_host = topo.nodes[port.from.idx()].kind == NodeKind::Host;
+        let cfg = if from_host { &spec.host_queue } else { &spec.switch_queue };
+        let rng = stream(spec.seed, Stream::Queue, id.0 as u64);
+        ports.push(PortState::new(port.to, port.rate_bps, port.delay_ps, Queue::new(cfg, port.rate_bps, mean_pkt, rng)));
+        let h = node_host[port.from.idx()];
+        if from_host && host_nic[h as usize].0 == u32::MAX {
+            host_nic[h as usize] = id;
+        }
+        port_host.push(if from_host { h } else { NOT_A_HOST });
+        let exact = (8 * PS_PER_SEC) % port.rate_bps == 0;
+        ps_per_byte.push(if exact { 8 * PS_PER_SEC / port.rate_bps } else { 0 });
+    }
+    if let Some(h) = host_nic.iter().position(|p| p.0 == u32::MAX) {
+        return Err(ScenarioError::new("topology", format!("host {} has no link", topo.nodes[topo.hosts[h].idx()].name)));
+    }
+    let queue_series = spec.record.queues.as_ref().map(|(interval, ports)| QueueSeries::new(*interval, ports.clone()));
+    let host_counters = spec.record.hosts.as_ref().map(|(bin, hosts)| {
+        let mut recorded = vec![false; topo.hosts.len()];
+        for h in hosts {
+            recorded[h.idx()] = true;
+        }
+        HostCounters::new(*bin, topo.hosts.len(), recorded)
+    });
+    let mut world = World {
+        sched: Schedule::new(),
+        pool: PacketPool::default(),
+        topo,
+        routes,
+        ports,
+        node_host,
+        port_host,
+        ps_per_byte,
+        host_nic,
+        flows: Vec::new(),
+        transport: spec.transport.clone(),
+        incasts: Vec::new(),
+        poisson: Vec::new(),
+        queue_series,
+        host_counters,
+        seed: spec.seed,
+        duration: spec.duration,
+        max_duration: spec.max_duration,
+        active_flows: 0,
+        pending_starts: 0,
+        pending_arrivals: 0,
+        injected_bytes: 0,
+        delivered_bytes: 0,
+        dropped_bytes: 0,
+        packet_hops: 0,
+        sampling: false,
+        done: false,
+    };
+    for (w, workload) in spec.workloads.iter().enumerate() {
+        world.add_workload(w, workload);
+    }
+    if world.queue_series.is_some() {
+        world.sampling = true;
+        world.sched.at(0, Event::new(EventKind::Sample, 0));
+    }
+    Ok(world)
+}
+
+impl World {
+    fn add_workload(&mut self, w: usize, workload: &Workload) {
+        let mut rng = stream(self.seed, Stream::Workload, w as u64);
+        match workload {
+            Workload::Incast(inc) => {
+                for burst in 0..inc.count {
+                    let at = inc.start + burst as Time * inc.period;
+                    let id = self.incasts.len() as u32;
+                    let mut first = NEVER;
+                    let mut ideal: Time = 0;
+                    for &s in &inc.senders {
+                        let jitter = if inc.jitter > 0 { rng.gen_range(0..inc.jitter) } else { 0 };
+                        let f = self.add_flow(s, inc.receiver, inc.bytes_per_sender, at + jitter, id);
+                        self.schedule_start(f);
+                        first = first.min(at + jitter);
+                        ideal = ideal.max(self.flows[f.idx()].ideal_fct);
+                    }
+                    let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, inc.bytes_per_sender));
+                    self.incasts.push(IncastRecord {
+                        workload: w as u32,
+                        burst,
+                        receiver: inc.receiver,
+                        degree: inc.senders.len() as u32,
+                        bytes_per_sender: inc.bytes_per_sender,
+                        first_start: first,
+                        last_finish: 0,
+                        finished_flows: 0,
+                        ideal,
+                    });
+                }
+            }
+            Workload::Permutation(p) => {
+                for (s, d) in p.pairs(&mut rng) {
+                    let f = self.add_flow(s, d, p.bytes.unwrap_or(u64::MAX), p.start, NO_INCAST);
+                    self.schedule_start(f);
+                }
+            }
+            Workload::Flows(list) => {
+                for fs in list {
+                    let f = self.add_flow(fs.src, fs.dst, fs.bytes, fs.start, NO_INCAST);
+                    self.schedule_start(f);
+                }
+            }
+            Workload::Poisson(p) => {
+                let idx = self.poisson.len();
+                let mut run = PoissonRun { spec: p.clone(), rng };
+                let (gap, _, _, _) = run.spec.draw(&mut run.rng);
+                if p.start + gap < p.stop {
+                    self.pending_arrivals += 1;
+                    self.sched.at(p.start + gap, Event::new(EventKind::Arrival, idx as u32));
+                }
+                self.poisson.push(run);
+            }
+        }
+    }
+
+    fn schedule_start(&mut self, f: FlowId) {
+        self.pending_starts += 1;
+        self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
+    }
+
+    /// Creates a flow (not yet started) and returns its id.
+    pub(super) fn add_flow(&mut self, src: HostId, dst: HostId, size: u64, start: Time, incast: u32) -> FlowId {
+        let id = FlowId::from(self.flows.len());
+        let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
+        let t = &self.transport;
+        let sender = Sender::new(size, &t.sender, t.new_cc());
+        let receiver = Receiver::new(size, &t.receiver);
+        let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
+        self.flows.push(Flow {
+            src,
+            dst,
+            size,
+            start,
+            entropy,
+            incast,
+            sender,
+            receiver,
+            rto_deadline: NEVER,
+            rto_event_at: NEVER,
+            rto_gen: 0,
+            dack_gen: 0,
+            dack_armed: false,
+            recv_done: NEVER,
+            finish: NEVER,
+            ideal_fct,
+            last_bin_src: u32::MAX,
+            last_bin_dst: u32::MAX,
+        });
+        id
+    }
+
+    /// One base RTT (a first data packet out, its ACK back, store-and-forward at every hop)
+    /// plus every byte of the flow serialized at the path's slowest link.
+    fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
+        let ack = self.transport.header + self.transport.framing;
+        let path = self.routes.path(&self.topo, src, dst, entropy);
+        let mut rtt = 0;
+        let mut bottleneck = u64::MAX;
+        for p in &path {
+            let port = &self.ports[p.idx()];
+            let back = &self.ports[p.idx() ^ 1];
+            rtt += 2 * port.delay_ps + serialization_ps(first_packet, port.rate_bps) + serialization_ps(ack, back.rate_bps);
+            bottleneck = bottleneck.min(port.rate_bps);
+        }
+        (rtt, bottleneck)
+    }
+
+    fn ideal_fct(&self, src: HostId, dst: HostId, size: u64, entropy: u32) -> Time {
+        let t = &self.transport;
+        let first = t.wire_bytes(size.min(t.mss()));
+        let (rtt, bottleneck) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
+        rtt + serialization_ps(t.flow_wire_bytes(size), bottleneck)
+    }
+
+    /// All senders' bytes through the receiver's link, plus one base RTT.
+    fn ideal_incast(&self, senders: &[HostId], receiver: HostId, bytes: u64) -> Time {
+        let t = &self.transport;
+        let Some(&s0) = senders.first() else { return 0 };
+        let first = t.wire_bytes(bytes.min(t.mss()));
+        let (rtt, _) = self.base_rtt_and_bottleneck(s0, receiver, first, 0);
+        let downlink = self.ports[self.host_nic[receiver.idx()].idx() ^ 1].rate_bps;
+        rtt + serialization_ps(t.flow_wire_bytes(bytes) * senders.len() as u64, downlink)
+    }
+}
+
+/// Resolves an incast's senders (used by the scenario layer).
+pub fn choose_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bool, seed: u64, w: usize) -> Vec<HostId> {
+    let mut rng = stream(seed, Stream::Workload, 1_000_000 + w as u64);
+    pick_senders(pool, receiver, degree, random, &mut rng)
+}

@@ -1,0 +1,40 @@
+//! A flow: its sender and receiver state machines, timers and the facts recorded about it.
+
+use crate::ids::HostId;
+use crate::transport::{Receiver, Sender};
+use crate::units::Time;
+
+pub const NEVER: Time = Time::MAX;
+pub const NO_INCAST: u32 = u32::MAX;
+
+pub struct Flow {
+    pub src: HostId,
+    pub dst: HostId,
+    /// Bytes to send; `u64::MAX` for a flow that never ends.
+    pub size: u64,
+    pub start: Time,
+    pub entropy: u32,
+    pub incast: u32,
+    pub sender: Sender,
+    pub receiver: Receiver,
+    /// RTO: the deadline the timer stands for, and when its pending event fires.
+    pub rto_deadline: Time,
+    pub rto_event_at: Time,
+    pub rto_gen: u32,
+    pub dack_gen: u32,
+    pub dack_armed: bool,
+    /// The receiver has every byte.
+    pub recv_done: Time,
+    /// The sender has every byte acknowledged: the flow is over.
+    pub finish: Time,
+    pub ideal_fct: Time,
+    /// Last Millisampler bin in which this connection was counted at its source / destination.
+    pub last_bin_src: u32,
+    pub last_bin_dst: u32,
+}
+
+impl Flow {
+    pub fn finished(&self) -> bool {
+        self.finish != NEVER
+    }
+}

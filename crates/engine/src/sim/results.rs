@@ -1,0 +1,108 @@
+//! Turning the world's state into result tables.
+
+use super::flow::{NEVER, NO_INCAST};
+use super::world::World;
+use crate::ids::PortId;
+use crate::metrics::table::{Column, Results, Table};
+
+pub fn collect(w: &World, wall_s: f64) -> Results {
+    let end = w.sched.now();
+    let host_names: Vec<String> = w.topo.hosts.iter().map(|n| w.topo.nodes[n.idx()].name.clone()).collect();
+    let mut tables = vec![flows_table(w, &host_names), incasts_table(w), ports_table(w)];
+    if let Some(q) = &w.queue_series {
+        tables.push(q.table(|p| w.topo.port_name(p)));
+    }
+    if let Some(h) = &w.host_counters {
+        tables.push(h.table(&host_names, end));
+    }
+    let completed = w.flows.iter().filter(|f| f.finished()).count();
+    let (drops, marks) = w.ports.iter().fold((0, 0), |(d, m), p| (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts));
+    let summary = vec![
+        ("events".to_string(), w.sched.events as f64),
+        ("packet_hops".to_string(), w.packet_hops as f64),
+        ("sim_end_ps".to_string(), end as f64),
+        ("wall_s".to_string(), wall_s),
+        ("flows".to_string(), w.flows.len() as f64),
+        ("flows_completed".to_string(), completed as f64),
+        ("drops".to_string(), drops as f64),
+        ("marks".to_string(), marks as f64),
+        ("seed".to_string(), w.seed as f64),
+    ];
+    Results { tables, summary }
+}
+
+fn or_zero(t: u64) -> u64 {
+    if t == NEVER {
+        0
+    } else {
+        t
+    }
+}
+
+fn flows_table(w: &World, names: &[String]) -> Table {
+    let f = &w.flows;
+    let col_u64 = |g: &dyn Fn(&super::Flow) -> u64| Column::U64(f.iter().map(g).collect());
+    let fct = |x: &super::Flow| if x.finished() { x.finish - x.start } else { 0 };
+    let mut t = Table::new("flows");
+    t.push("flow_id", Column::U64((0..f.len() as u64).collect()))
+        .push("src", Column::U32(f.iter().map(|x| x.src.0).collect()))
+        .push("dst", Column::U32(f.iter().map(|x| x.dst.0).collect()))
+        .push("src_name", Column::Str(f.iter().map(|x| names[x.src.idx()].clone()).collect()))
+        .push("dst_name", Column::Str(f.iter().map(|x| names[x.dst.idx()].clone()).collect()))
+        .push("size_bytes", col_u64(&|x| if x.size == u64::MAX { 0 } else { x.size }))
+        .push("start_ps", col_u64(&|x| x.start))
+        .push("recv_done_ps", col_u64(&|x| or_zero(x.recv_done)))
+        .push("finish_ps", col_u64(&|x| or_zero(x.finish)))
+        .push("fct_ps", col_u64(&fct))
+        .push("ideal_fct_ps", col_u64(&|x| x.ideal_fct))
+        .push(
+            "slowdown",
+            Column::F64(f.iter().map(|x| if x.finished() && x.ideal_fct > 0 { fct(x) as f64 / x.ideal_fct as f64 } else { f64::NAN }).collect()),
+        )
+        .push("bytes_acked", col_u64(&|x| x.sender.snd_una))
+        .push("retx_bytes", col_u64(&|x| x.sender.retx_bytes))
+        .push("timeouts", col_u64(&|x| x.sender.timeouts))
+        .push("fast_recoveries", col_u64(&|x| x.sender.fast_recoveries))
+        .push("incast_id", Column::I64(f.iter().map(|x| if x.incast == NO_INCAST { -1 } else { x.incast as i64 }).collect()))
+        .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()));
+    t
+}
+
+fn incasts_table(w: &World) -> Table {
+    let i = &w.incasts;
+    let done = |x: &super::world::IncastRecord| x.finished_flows == x.degree;
+    let mut t = Table::new("incasts");
+    t.push("incast_id", Column::U64((0..i.len() as u64).collect()))
+        .push("workload", Column::U32(i.iter().map(|x| x.workload).collect()))
+        .push("burst", Column::U32(i.iter().map(|x| x.burst).collect()))
+        .push("degree", Column::U32(i.iter().map(|x| x.degree).collect()))
+        .push("receiver", Column::U32(i.iter().map(|x| x.receiver.0).collect()))
+        .push("bytes_per_sender", Column::U64(i.iter().map(|x| x.bytes_per_sender).collect()))
+        .push("first_start_ps", Column::U64(i.iter().map(|x| x.first_start).collect()))
+        .push("last_finish_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish } else { 0 }).collect()))
+        .push("ict_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish - x.first_start } else { 0 }).collect()))
+        .push("ideal_ict_ps", Column::U64(i.iter().map(|x| x.ideal).collect()))
+        .push("completed", Column::Bool(i.iter().map(done).collect()));
+    t
+}
+
+fn ports_table(w: &World) -> Table {
+    let p = &w.ports;
+    let c = |g: &dyn Fn(&crate::net::PortState) -> u64| Column::U64(p.iter().map(g).collect());
+    let mut t = Table::new("ports");
+    t.push("port", Column::U32((0..p.len() as u32).collect()))
+        .push("port_name", Column::Str((0..p.len()).map(|i| w.topo.port_name(PortId::from(i))).collect()))
+        .push("rate_bps", c(&|x| x.rate_bps))
+        .push("delay_ps", c(&|x| x.delay_ps))
+        .push("tx_bytes", c(&|x| x.tx_bytes))
+        .push("tx_pkts", c(&|x| x.tx_pkts))
+        .push("enqueued_bytes", c(&|x| x.queue.counters.enqueued_bytes))
+        .push("enqueued_pkts", c(&|x| x.queue.counters.enqueued_pkts))
+        .push("dropped_bytes", c(&|x| x.queue.counters.dropped_bytes))
+        .push("dropped_pkts", c(&|x| x.queue.counters.dropped_pkts))
+        .push("marked_bytes", c(&|x| x.queue.counters.marked_bytes))
+        .push("marked_pkts", c(&|x| x.queue.counters.marked_pkts))
+        .push("max_queue_bytes", c(&|x| x.queue.counters.max_bytes))
+        .push("max_queue_pkts", c(&|x| x.queue.counters.max_pkts));
+    t
+}

@@ -1,0 +1,492 @@
+//! The world and its run loop. Every handler is a method here so the compiler can inline
+//! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
+
+use super::flow::{Flow, NEVER, NO_INCAST};
+use crate::des::{Event, EventKind, Schedule};
+use crate::ids::{FlowId, HostId, NodeId, PortId};
+use crate::metrics::{HostCounters, QueueSeries};
+use crate::net::queue::Admission;
+use crate::net::PortState;
+use crate::packet::{flags, Packet, PacketKind, PacketPool, PacketRef, NIL};
+use crate::routing::Routes;
+use crate::topology::Topology;
+use crate::transport::{AckToSend, TransportConfig};
+use crate::units::{serialization_ps, Time};
+use crate::workload::PoissonSpec;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+pub(super) const NOT_A_HOST: u32 = u32::MAX;
+
+/// Byte accounting over every packet (data and ACKs) at one instant.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conservation {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+/// An incast burst's bookkeeping.
+#[derive(Clone, Debug)]
+pub struct IncastRecord {
+    pub workload: u32,
+    pub burst: u32,
+    pub receiver: HostId,
+    pub degree: u32,
+    pub bytes_per_sender: u64,
+    pub first_start: Time,
+    pub last_finish: Time,
+    pub finished_flows: u32,
+    pub ideal: Time,
+}
+
+/// A Poisson workload's running state.
+pub struct PoissonRun {
+    pub spec: PoissonSpec,
+    pub rng: Xoshiro256PlusPlus,
+}
+
+pub struct World {
+    pub sched: Schedule,
+    pub pool: PacketPool,
+    pub topo: Topology,
+    pub routes: Routes,
+    pub ports: Vec<PortState>,
+    /// Per node: its host number, or `NOT_A_HOST` for a switch.
+    pub node_host: Vec<u32>,
+    /// Per port: the host whose NIC it is, or `NOT_A_HOST`.
+    pub port_host: Vec<u32>,
+    /// Per port: picoseconds per byte when the rate divides 8e12 exactly, else 0.
+    pub ps_per_byte: Vec<u64>,
+    /// Per host: its NIC (first egress port).
+    pub host_nic: Vec<PortId>,
+    pub flows: Vec<Flow>,
+    pub transport: TransportConfig,
+    pub incasts: Vec<IncastRecord>,
+    pub poisson: Vec<PoissonRun>,
+    pub queue_series: Option<QueueSeries>,
+    pub host_counters: Option<HostCounters>,
+    pub seed: u64,
+    pub duration: Option<Time>,
+    pub max_duration: Time,
+    pub active_flows: u64,
+    pub pending_starts: u64,
+    pub pending_arrivals: u64,
+    pub injected_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+    pub packet_hops: u64,
+    pub sampling: bool,
+    /// Nothing is left to do: no active flow, no start or arrival pending.
+    pub done: bool,
+}
+
+impl World {
+    /// Runs events up to `limit`; true when the run is over.
+    pub fn run_until(&mut self, limit: Time) -> bool {
+        let end = self.duration.unwrap_or(self.max_duration);
+        let stop = limit.min(end);
+        while let Some(ev) = self.sched.pop_until(stop) {
+            self.dispatch(ev);
+            if self.done {
+                return true;
+            }
+        }
+        if self.sched.is_empty() || stop >= end {
+            self.sched.advance_to(if self.sched.is_empty() { self.sched.now() } else { end });
+            return true;
+        }
+        self.sched.advance_to(stop);
+        false
+    }
+
+    #[inline(always)]
+    fn dispatch(&mut self, ev: Event) {
+        match ev.kind() {
+            EventKind::TxDone => self.tx_done(PortId(ev.index())),
+            EventKind::Arrive => self.arrive(PortId(ev.index())),
+            EventKind::FlowStart => self.flow_start(FlowId(ev.index())),
+            EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
+            EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
+            EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
+            EventKind::Sample => self.sample_queues(),
+        }
+    }
+
+    // ---- links and queues -------------------------------------------------------------
+
+    #[inline(always)]
+    fn ser_time(&self, port: PortId, bytes: u64) -> Time {
+        let k = self.ps_per_byte[port.idx()];
+        if k != 0 {
+            bytes * k
+        } else {
+            serialization_ps(bytes, self.ports[port.idx()].rate_bps)
+        }
+    }
+
+    /// Offers a packet to a port's queue; starts the transmitter if it was idle.
+    #[inline(always)]
+    fn enqueue(&mut self, port: PortId, r: PacketRef) {
+        let now = self.sched.now();
+        let p = &mut self.ports[port.idx()];
+        match p.queue.enqueue(&mut self.pool, r, now) {
+            Admission::Dropped => {
+                self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
+                self.pool.free(r);
+            }
+            Admission::Queued => {
+                if !p.busy() {
+                    self.start_tx(port);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn start_tx(&mut self, port: PortId) {
+        let now = self.sched.now();
+        let p = &mut self.ports[port.idx()];
+        let Some(r) = p.queue.dequeue(&self.pool, now) else {
+            p.serializing = NIL;
+            return;
+        };
+        p.serializing = r;
+        let pkt = self.pool.get(r);
+        let bytes = pkt.wire_bytes as u64;
+        let host = self.port_host[port.idx()];
+        if host != NOT_A_HOST {
+            if let Some(hc) = &mut self.host_counters {
+                hc.egress(HostId(host), now, bytes, pkt.has(flags::RETX));
+            }
+        }
+        let done = now + self.ser_time(port, bytes);
+        self.sched.at(done, Event::new(EventKind::TxDone, port.0));
+    }
+
+    #[inline(always)]
+    fn tx_done(&mut self, port: PortId) {
+        let now = self.sched.now();
+        let p = &mut self.ports[port.idx()];
+        let r = p.serializing;
+        let pkt = self.pool.get_mut(r);
+        let bytes = pkt.wire_bytes as u64;
+        pkt.arrive_at = now + p.delay_ps;
+        let arrive_at = pkt.arrive_at;
+        let wire_was_empty = p.wire.is_empty();
+        p.wire.push(&mut self.pool, r);
+        p.wire_bytes += bytes;
+        p.tx_bytes += bytes;
+        p.tx_pkts += 1;
+        if wire_was_empty {
+            self.sched.at(arrive_at, Event::new(EventKind::Arrive, port.0));
+        }
+        self.start_tx(port);
+    }
+
+    #[inline(always)]
+    fn arrive(&mut self, port: PortId) {
+        let p = &mut self.ports[port.idx()];
+        let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
+        let pkt = *self.pool.get(r);
+        p.wire_bytes -= pkt.wire_bytes as u64;
+        if !p.wire.is_empty() {
+            let next = self.pool.get(p.wire.head).arrive_at;
+            self.sched.at(next, Event::new(EventKind::Arrive, port.0));
+        }
+        self.packet_hops += 1;
+        let node = p.to;
+        let host = self.node_host[node.idx()];
+        if host == NOT_A_HOST {
+            let out = self.routes.select(node, pkt.dst, pkt.entropy);
+            self.enqueue(out, r);
+        } else {
+            self.delivered_bytes += pkt.wire_bytes as u64;
+            match pkt.kind {
+                PacketKind::Data => self.on_data(HostId(host), r, &pkt),
+                PacketKind::Ack => self.on_ack(r, &pkt),
+            }
+        }
+    }
+
+    // ---- transport --------------------------------------------------------------------
+
+    fn flow_start(&mut self, f: FlowId) {
+        self.pending_starts -= 1;
+        self.active_flows += 1;
+        self.pump(f, NIL);
+        self.arm_rto(f);
+    }
+
+    /// Sends whatever the flow's window allows. `spare` is a packet slot to reuse (an ACK
+    /// that just arrived), or `NIL`.
+    #[inline]
+    fn pump(&mut self, f: FlowId, mut spare: PacketRef) {
+        let now = self.sched.now();
+        let ecn = self.transport.ecn;
+        let header = self.transport.header + self.transport.framing;
+        let flow = &mut self.flows[f.idx()];
+        let (src, dst, entropy) = (flow.src, flow.dst, flow.entropy);
+        let nic = self.host_nic[src.idx()];
+        while let Some(seg) = self.flows[f.idx()].sender.next_segment() {
+            let mut fl = if ecn { flags::ECT } else { 0 };
+            if seg.retransmission {
+                fl |= flags::RETX;
+            }
+            if seg.cwr {
+                fl |= flags::CWR;
+            }
+            let pkt = Packet {
+                flow: f,
+                dst,
+                entropy,
+                wire_bytes: (seg.len + header) as u32,
+                payload: seg.len as u32,
+                kind: PacketKind::Data,
+                flags: fl,
+                seq: seg.seq,
+                sack_start: 0,
+                sack_end: 0,
+                ts: now,
+                arrive_at: 0,
+                next: NIL,
+            };
+            let r = if spare != NIL {
+                *self.pool.get_mut(spare) = pkt;
+                std::mem::replace(&mut spare, NIL)
+            } else {
+                self.pool.alloc(pkt)
+            };
+            self.injected_bytes += pkt.wire_bytes as u64;
+            self.enqueue(nic, r);
+        }
+        if spare != NIL {
+            self.pool.free(spare);
+        }
+    }
+
+    #[inline]
+    fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
+        let now = self.sched.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if let Some(hc) = &mut self.host_counters {
+            let bin = hc.bin_index(now);
+            let new_conn = flow.last_bin_dst != bin;
+            flow.last_bin_dst = bin;
+            hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), new_conn);
+        }
+        let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
+        if flow.recv_done == NEVER && flow.receiver.complete() {
+            flow.recv_done = now;
+        }
+        match ack {
+            Some(a) => self.send_ack(f, r, a, pkt.ts),
+            None => {
+                self.pool.free(r);
+                self.arm_delayed_ack(f);
+            }
+        }
+    }
+
+    /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
+    #[inline]
+    fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time) {
+        let flow = &self.flows[f.idx()];
+        let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
+        if a.ece {
+            fl |= flags::ECE;
+        }
+        let ack = Packet {
+            flow: f,
+            dst: flow.src,
+            entropy: flow.entropy,
+            wire_bytes: (self.transport.header + self.transport.framing) as u32,
+            payload: 0,
+            kind: PacketKind::Ack,
+            flags: fl,
+            seq: a.ack,
+            sack_start: a.sack_start,
+            sack_end: a.sack_end,
+            ts: ts_echo,
+            arrive_at: 0,
+            next: NIL,
+        };
+        let r = if r == NIL {
+            self.pool.alloc(ack)
+        } else {
+            *self.pool.get_mut(r) = ack;
+            r
+        };
+        self.injected_bytes += ack.wire_bytes as u64;
+        let nic = self.host_nic[flow.dst.idx()];
+        self.enqueue(nic, r);
+    }
+
+    #[inline]
+    fn on_ack(&mut self, r: PacketRef, pkt: &Packet) {
+        let now = self.sched.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if let Some(hc) = &mut self.host_counters {
+            let bin = hc.bin_index(now);
+            let new_conn = flow.last_bin_src != bin;
+            flow.last_bin_src = bin;
+            hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), new_conn);
+        }
+        if flow.finished() {
+            self.pool.free(r);
+            return;
+        }
+        let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
+        if effect.finished {
+            self.pool.free(r);
+            self.finish_flow(f);
+            return;
+        }
+        self.pump(f, r);
+        if effect.advanced {
+            self.arm_rto(f);
+        } else if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
+    }
+
+    fn finish_flow(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        flow.finish = now;
+        flow.rto_deadline = NEVER;
+        flow.sender.release();
+        self.active_flows -= 1;
+        if flow.incast != NO_INCAST {
+            let inc = &mut self.incasts[flow.incast as usize];
+            inc.finished_flows += 1;
+            inc.last_finish = inc.last_finish.max(now);
+        }
+        self.done = !self.has_work();
+    }
+
+    // ---- timers -----------------------------------------------------------------------
+
+    /// (Re)starts the retransmission timer, or stops it when nothing is outstanding. The
+    /// pending event is moved only when the deadline comes earlier; a later deadline is
+    /// picked up when the event fires, so each ACK costs no heap operation.
+    fn arm_rto(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        if !flow.sender.outstanding() {
+            flow.rto_deadline = NEVER;
+            return;
+        }
+        let deadline = now + flow.sender.rto();
+        flow.rto_deadline = deadline;
+        if flow.rto_event_at == NEVER || flow.rto_event_at > deadline {
+            flow.rto_gen = flow.rto_gen.wrapping_add(1);
+            flow.rto_event_at = deadline;
+            self.sched.at(deadline, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+        }
+    }
+
+    fn rto_fired(&mut self, f: FlowId, ev: Event) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        if !ev.same_generation(flow.rto_gen) {
+            return;
+        }
+        flow.rto_event_at = NEVER;
+        if flow.rto_deadline == NEVER || flow.finished() {
+            return;
+        }
+        if now < flow.rto_deadline {
+            let at = flow.rto_deadline;
+            flow.rto_gen = flow.rto_gen.wrapping_add(1);
+            flow.rto_event_at = at;
+            self.sched.at(at, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+            return;
+        }
+        flow.sender.on_timeout();
+        self.pump(f, NIL);
+        self.arm_rto(f);
+    }
+
+    fn arm_delayed_ack(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.dack_armed {
+            return;
+        }
+        flow.dack_armed = true;
+        flow.dack_gen = flow.dack_gen.wrapping_add(1);
+        let ev = Event::timer(EventKind::DelayedAck, f.0, flow.dack_gen);
+        self.sched.after(self.transport.delayed_ack_timeout, ev);
+    }
+
+    fn delayed_ack_fired(&mut self, f: FlowId, ev: Event) {
+        let flow = &mut self.flows[f.idx()];
+        if !ev.same_generation(flow.dack_gen) || !flow.dack_armed {
+            return;
+        }
+        flow.dack_armed = false;
+        if let Some(a) = flow.receiver.flush() {
+            self.send_ack(f, NIL, a, self.sched.now());
+        }
+    }
+
+    // ---- workloads and recording ------------------------------------------------------
+
+    fn poisson_arrival(&mut self, w: usize) {
+        let now = self.sched.now();
+        self.pending_arrivals -= 1;
+        let run = &mut self.poisson[w];
+        let (gap, src, dst, size) = run.spec.draw(&mut run.rng);
+        let stop = run.spec.stop;
+        let f = self.add_flow(src, dst, size, now, NO_INCAST);
+        self.pending_starts += 1;
+        self.flow_start(f);
+        if now + gap < stop {
+            self.pending_arrivals += 1;
+            self.sched.at(now + gap, Event::new(EventKind::Arrival, w as u32));
+        }
+    }
+
+    /// Whether anything can still happen besides sampling.
+    fn has_work(&self) -> bool {
+        self.active_flows > 0 || self.pending_starts > 0 || self.pending_arrivals > 0
+    }
+
+    fn sample_queues(&mut self) {
+        let now = self.sched.now();
+        let Some(series) = &mut self.queue_series else { return };
+        for i in 0..series.ports.len() {
+            let port = series.ports[i];
+            let q = &self.ports[port.idx()].queue.backlog;
+            series.record(now, port, q.bytes, q.pkts);
+        }
+        let interval = series.interval;
+        if self.has_work() {
+            self.sched.after(interval, Event::new(EventKind::Sample, 0));
+        } else {
+            self.sampling = false;
+        }
+    }
+
+    pub fn conservation(&self) -> Conservation {
+        let mut in_flight = 0;
+        for p in &self.ports {
+            in_flight += p.queue.backlog.bytes + p.wire_bytes;
+            if p.busy() {
+                in_flight += self.pool.get(p.serializing).wire_bytes as u64;
+            }
+        }
+        Conservation {
+            injected: self.injected_bytes,
+            delivered: self.delivered_bytes,
+            dropped: self.dropped_bytes,
+            in_flight,
+        }
+    }
+
+    pub fn node_is_host(&self, n: NodeId) -> bool {
+        self.node_host[n.idx()] != NOT_A_HOST
+    }
+}

@@ -1,0 +1,130 @@
+//! Workloads: what flows exist and when they start. Incasts, repeated incast bursts and
+//! permutations are expanded into flows when the world is built; open-loop Poisson
+//! arrivals are drawn one at a time as the run goes (one pending event per workload).
+
+pub mod cdf;
+
+pub use cdf::{Cdf, Sampling};
+
+use crate::ids::HostId;
+use crate::units::Time;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// An incast: `senders` each send `bytes_per_sender` to `receiver`, `count` times, `period`
+/// apart; each sender's start is offset by U[0, jitter).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IncastSpec {
+    pub receiver: HostId,
+    pub senders: Vec<HostId>,
+    pub bytes_per_sender: u64,
+    pub start: Time,
+    pub jitter: Time,
+    pub period: Time,
+    pub count: u32,
+}
+
+/// Open-loop Poisson flow arrivals between random distinct hosts, sizes from a CDF, at a
+/// `load` fraction of the hosts' aggregate link rate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoissonSpec {
+    pub hosts: Vec<HostId>,
+    pub load: f64,
+    pub sizes: Cdf,
+    pub start: Time,
+    pub stop: Time,
+    /// Sum of the hosts' NIC rates (the load's reference), bits per second.
+    pub capacity_bps: f64,
+}
+
+impl PoissonSpec {
+    /// Mean time between arrivals, in picoseconds (as a float: it is an exponential mean).
+    pub fn mean_gap_ps(&self) -> f64 {
+        let bytes_per_sec = self.load * self.capacity_bps / 8.0;
+        self.sizes.mean() / bytes_per_sec * 1e12
+    }
+
+    /// Draws the next gap, source, destination and size.
+    pub fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> (Time, HostId, HostId, u64) {
+        let u: f64 = rng.gen::<f64>();
+        let gap = (-(1.0 - u).ln() * self.mean_gap_ps()).round() as Time;
+        let n = self.hosts.len();
+        let s = rng.gen_range(0..n);
+        let mut d = rng.gen_range(0..n - 1);
+        if d >= s {
+            d += 1;
+        }
+        (gap, self.hosts[s], self.hosts[d], self.sizes.sample(rng))
+    }
+}
+
+/// Every host sends to another, the mapping a random derangement (one cycle).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PermutationSpec {
+    pub hosts: Vec<HostId>,
+    /// `None`: long-running flows that never finish.
+    pub bytes: Option<u64>,
+    pub start: Time,
+}
+
+impl PermutationSpec {
+    /// Sattolo's shuffle: a uniformly random single cycle, so no host sends to itself.
+    pub fn pairs(&self, rng: &mut Xoshiro256PlusPlus) -> Vec<(HostId, HostId)> {
+        let n = self.hosts.len();
+        let mut target: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            let j = rng.gen_range(0..i);
+            target.swap(i, j);
+        }
+        (0..n).map(|i| (self.hosts[i], self.hosts[target[i]])).collect()
+    }
+}
+
+/// One explicit flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub src: HostId,
+    pub dst: HostId,
+    pub bytes: u64,
+    pub start: Time,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workload {
+    Incast(IncastSpec),
+    Poisson(PoissonSpec),
+    Permutation(PermutationSpec),
+    Flows(Vec<FlowSpec>),
+}
+
+/// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,
+/// or a random choice.
+pub fn pick_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bool, rng: &mut Xoshiro256PlusPlus) -> Vec<HostId> {
+    let mut candidates: Vec<HostId> = pool.iter().copied().filter(|h| *h != receiver).collect();
+    if random {
+        candidates.shuffle(rng);
+    }
+    candidates.truncate(degree);
+    candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn permutation_is_a_derangement() {
+        let spec = PermutationSpec { hosts: (0..50).map(HostId).collect(), bytes: None, start: 0 };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let pairs = spec.pairs(&mut rng);
+        let mut seen = vec![false; 50];
+        for (s, d) in &pairs {
+            assert_ne!(s, d);
+            assert!(!seen[d.idx()]);
+            seen[d.idx()] = true;
+        }
+        assert!(seen.iter().all(|x| *x));
+    }
+}
