@@ -33,30 +33,32 @@ pub mod flags {
     pub const RETX: u8 = 1 << 4;
 }
 
+/// One cache line: the fields are ordered so the struct packs into 64 bytes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct Packet {
+    /// Data: first byte's sequence number. ACK: cumulative acknowledgement.
+    pub seq: u64,
+    /// Send timestamp of the data segment, echoed by its ACK (RTT sample, RFC 7323 style).
+    pub ts: Time,
+    /// When the packet's last bit reaches the far end of the wire it is on.
+    pub arrive_at: Time,
+    /// ACK: one SACK block `[sack_start, sack_end)`, empty when equal.
+    pub sack_start: u64,
+    pub sack_end: u64,
     pub flow: FlowId,
     /// Destination host: what switches route on.
     pub dst: HostId,
     /// Per-flow ECMP entropy.
     pub entropy: u32,
-    /// Bytes on the wire: payload + headers + framing.
-    pub wire_bytes: u32,
-    /// Transport payload bytes (0 for an ACK).
-    pub payload: u32,
-    pub kind: PacketKind,
-    pub flags: u8,
-    /// Data: first byte's sequence number. ACK: cumulative acknowledgement.
-    pub seq: u64,
-    /// ACK: one SACK block `[sack_start, sack_end)`, empty when equal.
-    pub sack_start: u64,
-    pub sack_end: u64,
-    /// Send timestamp of the data segment, echoed by its ACK (RTT sample, RFC 7323 style).
-    pub ts: Time,
-    /// When the packet's last bit reaches the far end of the wire it is on.
-    pub arrive_at: Time,
     /// Intrusive FIFO link (queue or wire).
     pub next: PacketRef,
+    /// Bytes on the wire: payload + headers + framing.
+    pub wire_bytes: u32,
+    /// Transport payload bytes (0 for an ACK); the MTU is at most 65,535 bytes.
+    pub payload: u16,
+    pub kind: PacketKind,
+    pub flags: u8,
 }
 
 impl Packet {
@@ -101,6 +103,13 @@ impl PacketPool {
     #[inline(always)]
     pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
         &mut self.slots[r as usize]
+    }
+
+    /// The address of a slot (for prefetching); out-of-range indices give a dangling but
+    /// never dereferenced pointer.
+    #[inline(always)]
+    pub fn slot_ptr(&self, r: PacketRef) -> *const u8 {
+        self.slots.as_ptr().wrapping_add(r as usize) as *const u8
     }
 
     /// Slots in use (allocated and not freed).
@@ -163,5 +172,13 @@ impl Fifo {
             cur = pool.get(r).next;
             Some(r)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
 }

@@ -13,24 +13,21 @@ use crate::units::Time;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum EventKind {
-    /// A port finished serializing its head packet onto the wire.
-    TxDone = 0,
-    /// The head packet on a port's wire reaches the far node (last bit, store-and-forward).
-    Arrive = 1,
+    /// The oldest packet on a port's wire reaches the far node (last bit, store-and-forward).
+    Arrive = 0,
     /// A flow's sender starts.
-    FlowStart = 2,
+    FlowStart = 1,
     /// A flow's retransmission timer, valid if its generation still matches.
-    Rto = 3,
+    Rto = 2,
     /// A receiver's delayed-ACK timer, valid if its generation still matches.
-    DelayedAck = 4,
+    DelayedAck = 3,
     /// A workload generates its next arrival (open-loop Poisson).
-    Arrival = 5,
+    Arrival = 4,
     /// Periodic queue-depth sampling.
-    Sample = 6,
+    Sample = 5,
 }
 
-const KINDS: [EventKind; 7] = [
-    EventKind::TxDone,
+const KINDS: [EventKind; 6] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -39,8 +36,9 @@ const KINDS: [EventKind; 7] = [
     EventKind::Sample,
 ];
 
-/// An event is packed into 8 bytes: kind (8 bits), timer generation (24 bits), index (32
-/// bits). The index names the port, flow or workload the event concerns.
+/// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
+/// index names the flow, workload or packet the event concerns; the 24-bit field holds a
+/// timer's generation or, for an arrival, the port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Event(u64);
 
@@ -53,6 +51,19 @@ impl Event {
     #[inline(always)]
     pub fn timer(kind: EventKind, index: u32, generation: u32) -> Self {
         Event(((kind as u64) << 56) | (((generation & 0xFF_FFFF) as u64) << 32) | index as u64)
+    }
+
+    /// An arrival of packet `packet` at the far end of `port` (ports are below 2^24).
+    #[inline(always)]
+    pub fn arrival(port: u32, packet: u32) -> Self {
+        debug_assert!(port < 1 << 24);
+        Event(((EventKind::Arrive as u64) << 56) | ((port as u64) << 32) | packet as u64)
+    }
+
+    /// The 24-bit field: the port of an arrival.
+    #[inline(always)]
+    pub fn port(self) -> u32 {
+        ((self.0 >> 32) & 0xFF_FFFF) as u32
     }
 
     #[inline(always)]
@@ -127,6 +138,12 @@ impl Schedule {
 
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
+    }
+
+    /// The event after the one just popped, when it is already at hand (for prefetching).
+    #[inline(always)]
+    pub fn peek_ready(&self) -> Option<Event> {
+        self.heap.peek_ready()
     }
 
     pub fn pending(&self) -> usize {

@@ -58,6 +58,12 @@ impl<T: Copy> RadixHeap<T> {
         Some(self.last)
     }
 
+    /// The next value if it is already in bucket 0 (no refill).
+    #[inline(always)]
+    pub fn peek_ready(&self) -> Option<T> {
+        self.buckets[0].get(self.head).map(|(_, v)| *v)
+    }
+
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, T)> {
         if self.head >= self.buckets[0].len() {

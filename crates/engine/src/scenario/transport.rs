@@ -23,8 +23,8 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     if header == 0 || header >= mtu {
         return Err(cx.err("header", format!("must be positive and below mtu ({mtu} B), got {header} B")));
     }
-    if mtu > 1 << 20 {
-        return Err(cx.err("mtu", "must be at most 1MiB"));
+    if mtu > 65_535 {
+        return Err(cx.err("mtu", format!("must be at most 65535B, got {mtu} B")));
     }
     let framing = cx.bytes("framing", &t.framing, "0B")?;
     let mss = mtu - header;

@@ -13,7 +13,7 @@ use crate::routing::Routes;
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::{Receiver, Sender};
-use crate::units::{serialization_ps, Time, PS_PER_SEC};
+use crate::units::{serialization_ps, Time};
 use crate::workload::{pick_senders, Workload};
 use crate::ScenarioError;
 use rand::Rng;
@@ -28,7 +28,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let mut host_nic = vec![PortId(u32::MAX); topo.hosts.len()];
     let mut ports = Vec::with_capacity(topo.port_count());
     let mut port_host = Vec::with_capacity(topo.port_count());
-    let mut ps_per_byte = Vec::with_capacity(topo.port_count());
     let mean_pkt = spec.transport.mtu + spec.transport.framing;
     for (id, port) in topo.ports() {
         let from_host = topo.nodes[port.from.idx()].kind == NodeKind::Host;
@@ -40,8 +39,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
             host_nic[h as usize] = id;
         }
         port_host.push(if from_host { h } else { NOT_A_HOST });
-        let exact = (8 * PS_PER_SEC) % port.rate_bps == 0;
-        ps_per_byte.push(if exact { 8 * PS_PER_SEC / port.rate_bps } else { 0 });
     }
     if let Some(h) = host_nic.iter().position(|p| p.0 == u32::MAX) {
         return Err(ScenarioError::new("topology", format!("host {} has no link", topo.nodes[topo.hosts[h].idx()].name)));
@@ -62,7 +59,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         ports,
         node_host,
         port_host,
-        ps_per_byte,
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),

@@ -11,9 +11,20 @@ use crate::packet::{flags, Packet, PacketKind, PacketPool, PacketRef, NIL};
 use crate::routing::Routes;
 use crate::topology::Topology;
 use crate::transport::{AckToSend, TransportConfig};
-use crate::units::{serialization_ps, Time};
+use crate::units::Time;
 use crate::workload::PoissonSpec;
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[inline(always)]
+fn prefetch(ptr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 
@@ -56,8 +67,6 @@ pub struct World {
     pub node_host: Vec<u32>,
     /// Per port: the host whose NIC it is, or `NOT_A_HOST`.
     pub port_host: Vec<u32>,
-    /// Per port: picoseconds per byte when the rate divides 8e12 exactly, else 0.
-    pub ps_per_byte: Vec<u64>,
     /// Per host: its NIC (first egress port).
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
@@ -87,6 +96,9 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         while let Some(ev) = self.sched.pop_until(stop) {
+            if let Some(next) = self.sched.peek_ready() {
+                self.prefetch(next);
+            }
             self.dispatch(ev);
             if self.done {
                 return true;
@@ -100,11 +112,20 @@ impl World {
         false
     }
 
+    /// Touches the next arrival's port and packet so their cache misses overlap with the
+    /// current event's work (most of a packet-hop's cost is waiting on memory).
+    #[inline(always)]
+    fn prefetch(&self, ev: Event) {
+        if ev.kind() == EventKind::Arrive {
+            prefetch(self.pool.slot_ptr(ev.index()));
+            prefetch(&self.ports[ev.port() as usize] as *const PortState as *const u8);
+        }
+    }
+
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev.kind() {
-            EventKind::TxDone => self.tx_done(PortId(ev.index())),
-            EventKind::Arrive => self.arrive(PortId(ev.index())),
+            EventKind::Arrive => self.arrive(PortId(ev.port())),
             EventKind::FlowStart => self.flow_start(FlowId(ev.index())),
             EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
@@ -115,73 +136,57 @@ impl World {
 
     // ---- links and queues -------------------------------------------------------------
 
-    #[inline(always)]
-    fn ser_time(&self, port: PortId, bytes: u64) -> Time {
-        let k = self.ps_per_byte[port.idx()];
-        if k != 0 {
-            bytes * k
-        } else {
-            serialization_ps(bytes, self.ports[port.idx()].rate_bps)
-        }
-    }
-
-    /// Offers a packet to a port's queue; starts the transmitter if it was idle.
+    /// Offers a packet to a port's queue and starts it at once if the port is idle.
     #[inline(always)]
     fn enqueue(&mut self, port: PortId, r: PacketRef) {
         let now = self.sched.now();
+        self.catch_up(port, now);
         let p = &mut self.ports[port.idx()];
+        if p.queue.is_empty() && p.busy_until < now {
+            p.busy_until = now;
+        }
         match p.queue.enqueue(&mut self.pool, r, now) {
             Admission::Dropped => {
                 self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
                 self.pool.free(r);
             }
-            Admission::Queued => {
-                if !p.busy() {
-                    self.start_tx(port);
+            Admission::Queued => self.catch_up(port, now),
+        }
+    }
+
+    /// Starts every queued packet whose turn came by `now`, each at the instant the previous
+    /// one finished, and schedules the port's arrival event if its wire was empty.
+    #[inline(always)]
+    fn catch_up(&mut self, port: PortId, now: Time) {
+        let p = &mut self.ports[port.idx()];
+        if p.busy_until > now || p.queue.is_empty() {
+            return;
+        }
+        let was_empty = p.wire.is_empty();
+        let host = self.port_host[port.idx()];
+        while p.busy_until <= now {
+            let start = p.busy_until;
+            let Some(r) = p.queue.dequeue(&self.pool, start) else { break };
+            let pkt = self.pool.get_mut(r);
+            let bytes = pkt.wire_bytes as u64;
+            let end = start + p.ser_time(bytes);
+            pkt.arrive_at = end + p.delay_ps;
+            let retx = pkt.has(flags::RETX);
+            p.busy_until = end;
+            p.wire.push(&mut self.pool, r);
+            p.wire_bytes += bytes;
+            p.tx_bytes += bytes;
+            p.tx_pkts += 1;
+            if host != NOT_A_HOST {
+                if let Some(hc) = &mut self.host_counters {
+                    hc.egress(HostId(host), start, bytes, retx);
                 }
             }
         }
-    }
-
-    #[inline(always)]
-    fn start_tx(&mut self, port: PortId) {
-        let now = self.sched.now();
-        let p = &mut self.ports[port.idx()];
-        let Some(r) = p.queue.dequeue(&self.pool, now) else {
-            p.serializing = NIL;
-            return;
-        };
-        p.serializing = r;
-        let pkt = self.pool.get(r);
-        let bytes = pkt.wire_bytes as u64;
-        let host = self.port_host[port.idx()];
-        if host != NOT_A_HOST {
-            if let Some(hc) = &mut self.host_counters {
-                hc.egress(HostId(host), now, bytes, pkt.has(flags::RETX));
-            }
+        if was_empty && !p.wire.is_empty() {
+            let at = self.pool.get(p.wire.head).arrive_at;
+            self.sched.at(at, Event::arrival(port.0, p.wire.head));
         }
-        let done = now + self.ser_time(port, bytes);
-        self.sched.at(done, Event::new(EventKind::TxDone, port.0));
-    }
-
-    #[inline(always)]
-    fn tx_done(&mut self, port: PortId) {
-        let now = self.sched.now();
-        let p = &mut self.ports[port.idx()];
-        let r = p.serializing;
-        let pkt = self.pool.get_mut(r);
-        let bytes = pkt.wire_bytes as u64;
-        pkt.arrive_at = now + p.delay_ps;
-        let arrive_at = pkt.arrive_at;
-        let wire_was_empty = p.wire.is_empty();
-        p.wire.push(&mut self.pool, r);
-        p.wire_bytes += bytes;
-        p.tx_bytes += bytes;
-        p.tx_pkts += 1;
-        if wire_was_empty {
-            self.sched.at(arrive_at, Event::new(EventKind::Arrive, port.0));
-        }
-        self.start_tx(port);
     }
 
     #[inline(always)]
@@ -190,12 +195,13 @@ impl World {
         let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
         let pkt = *self.pool.get(r);
         p.wire_bytes -= pkt.wire_bytes as u64;
+        let node = p.to;
         if !p.wire.is_empty() {
             let next = self.pool.get(p.wire.head).arrive_at;
-            self.sched.at(next, Event::new(EventKind::Arrive, port.0));
+            self.sched.at(next, Event::arrival(port.0, p.wire.head));
         }
+        self.catch_up(port, self.sched.now());
         self.packet_hops += 1;
-        let node = p.to;
         let host = self.node_host[node.idx()];
         if host == NOT_A_HOST {
             let out = self.routes.select(node, pkt.dst, pkt.entropy);
@@ -241,7 +247,7 @@ impl World {
                 dst,
                 entropy,
                 wire_bytes: (seg.len + header) as u32,
-                payload: seg.len as u32,
+                payload: seg.len as u16,
                 kind: PacketKind::Data,
                 flags: fl,
                 seq: seg.seq,
@@ -457,12 +463,13 @@ impl World {
     fn sample_queues(&mut self) {
         let now = self.sched.now();
         let Some(series) = &mut self.queue_series else { return };
-        for i in 0..series.ports.len() {
-            let port = series.ports[i];
-            let q = &self.ports[port.idx()].queue.backlog;
-            series.record(now, port, q.bytes, q.pkts);
-        }
         let interval = series.interval;
+        for i in 0..series.ports.len() {
+            let port = self.queue_series.as_ref().unwrap().ports[i];
+            self.catch_up(port, now);
+            let q = self.ports[port.idx()].queue.backlog;
+            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts);
+        }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
         } else {
@@ -474,9 +481,6 @@ impl World {
         let mut in_flight = 0;
         for p in &self.ports {
             in_flight += p.queue.backlog.bytes + p.wire_bytes;
-            if p.busy() {
-                in_flight += self.pool.get(p.serializing).wire_bytes as u64;
-            }
         }
         Conservation {
             injected: self.injected_bytes,
