@@ -38,7 +38,6 @@ pub struct Receiver {
     unacked: u32,
     /// CE state of the data not yet acknowledged (DCTCP echo with delayed ACKs).
     pending_ce: bool,
-    pub bytes_received: u64,
 }
 
 impl Receiver {
@@ -52,8 +51,12 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack.max(1),
             unacked: 0,
             pending_ce: false,
-            bytes_received: 0,
         }
+    }
+
+    /// Distinct bytes received so far, in order or not.
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt + self.ooo.iter().map(|(s, e)| e - s).sum::<u64>()
     }
 
     pub fn complete(&self) -> bool {
@@ -68,7 +71,6 @@ impl Receiver {
         let had_holes = !self.ooo.is_empty();
         if end > self.rcv_nxt {
             if in_order {
-                self.bytes_received += end - self.rcv_nxt;
                 self.rcv_nxt = end;
                 self.absorb_ooo();
             } else {
@@ -125,10 +127,7 @@ impl Receiver {
             if s > self.rcv_nxt {
                 break;
             }
-            if e > self.rcv_nxt {
-                self.bytes_received += e - self.rcv_nxt;
-                self.rcv_nxt = e;
-            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
         }
     }
@@ -143,8 +142,6 @@ impl Receiver {
             end = end.max(self.ooo[j].1);
             j += 1;
         }
-        let covered: u64 = self.ooo[i..j].iter().map(|(a, b)| b - a).sum();
-        self.bytes_received += (end - start) - covered;
         self.ooo.splice(i..j, std::iter::once((start, end)));
     }
 
@@ -174,7 +171,10 @@ mod tests {
         assert_eq!((a.ack, a.sack_start, a.sack_end), (4000, 0, 0));
         // A duplicate counts no bytes twice.
         r.on_data(2000, 1000, false, false);
-        assert_eq!(r.bytes_received, 4000);
+        assert_eq!(r.bytes_received(), 4000);
+        r.on_data(6000, 1000, false, false);
+        r.on_data(5500, 1000, false, false);
+        assert_eq!(r.bytes_received(), 5500);
     }
 
     #[test]

@@ -171,24 +171,22 @@ mod tests {
         assert_eq!(red.on_arrival(Backlog { bytes: 0, pkts: 130 }, 1500, 0), Mark);
     }
 
-    #[test]
-    fn linear_region_marks_about_p() {
-        let cfg = RedConfig {
-            min: Size::Packets(10),
-            max: Size::Packets(30),
-            p_max: 0.1,
-            weight: 1.0,
-            gentle: true,
-            wait: false,
-        };
+    fn mark_rate(wait: bool) -> f64 {
+        let cfg = RedConfig { min: Size::Packets(10), max: Size::Packets(30), p_max: 0.1, weight: 1.0, gentle: true, wait };
         let mut red = Red::new(cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(3));
         let n = 200_000;
-        let marks = (0..n)
-            .filter(|_| red.on_arrival(Backlog { bytes: 0, pkts: 20 }, 1500, 0) == Verdict::Mark)
-            .count();
-        // p_b = 0.05 at the midpoint; the count correction makes marks evenly spaced, so the
-        // long-run rate is p_b / (1 + p_b) ... ~ 1/(1/p_b + 0.5) per arrival.
-        let rate = marks as f64 / n as f64;
-        assert!((0.03..0.07).contains(&rate), "rate {rate}");
+        let marks = (0..n).filter(|_| red.on_arrival(Backlog { bytes: 0, pkts: 20 }, 1500, 0) == Verdict::Mark).count();
+        marks as f64 / n as f64
+    }
+
+    #[test]
+    fn linear_region_spaces_marks_by_count() {
+        // p_b = 0.05 at the midpoint. Floyd & Jacobson's count correction makes the gap
+        // between marks uniform on [1, 1/p_b] (mean 10.5 arrivals); with "wait" it is
+        // uniform on [1/p_b, 2/p_b] (mean 30).
+        let plain = mark_rate(false);
+        assert!((1.0 / plain - 10.5).abs() < 0.6, "mean gap {}", 1.0 / plain);
+        let wait = mark_rate(true);
+        assert!((1.0 / wait - 30.0).abs() < 1.5, "mean gap {}", 1.0 / wait);
     }
 }
