@@ -39,7 +39,7 @@ pub struct Routes {
 /// same value the same way and correlated choices would polarize (an edge that picked its
 /// first agg would make that agg pick its first core, and half the cores would sit idle).
 #[inline(always)]
-fn mix(entropy: u32, node: NodeId) -> u32 {
+pub(crate) fn mix(entropy: u32, node: NodeId) -> u32 {
     // The murmur3 finalizer: cheap, and every input bit flips about half the output bits.
     let mut h = entropy ^ node.0.wrapping_mul(0x9E37_79B9);
     h ^= h >> 16;

@@ -9,7 +9,7 @@ use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
 use crate::rng::{hash32, stream, Stream};
-use crate::routing::Routes;
+use crate::routing::{Fib, Routes};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::{Receiver, Sender};
@@ -21,6 +21,7 @@ use rand::Rng;
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
     let routes = Routes::shortest_paths(&topo);
+    let fib = Fib::new(&topo, &routes);
     let mut node_host = vec![NOT_A_HOST; topo.nodes.len()];
     for (h, n) in topo.hosts.iter().enumerate() {
         node_host[n.idx()] = h as u32;
@@ -56,6 +57,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         pool: PacketPool::default(),
         topo,
         routes,
+        fib,
         ports,
         node_host,
         port_host,

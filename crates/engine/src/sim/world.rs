@@ -8,7 +8,7 @@ use crate::metrics::{HostCounters, QueueSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, Packet, PacketKind, PacketPool, PacketRef, NIL};
-use crate::routing::Routes;
+use crate::routing::{Fib, Routes};
 use crate::topology::Topology;
 use crate::transport::{AckToSend, TransportConfig};
 use crate::units::Time;
@@ -62,6 +62,8 @@ pub struct World {
     pub pool: PacketPool,
     pub topo: Topology,
     pub routes: Routes,
+    /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
+    pub fib: Option<Fib>,
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
@@ -204,7 +206,10 @@ impl World {
         self.packet_hops += 1;
         let host = self.node_host[node.idx()];
         if host == NOT_A_HOST {
-            let out = self.routes.select(node, pkt.dst, pkt.entropy);
+            let out = match &self.fib {
+                Some(fib) => fib.select(node, pkt.dst, pkt.entropy),
+                None => self.routes.select(node, pkt.dst, pkt.entropy),
+            };
             self.enqueue(out, r);
         } else {
             self.delivered_bytes += pkt.wire_bytes as u64;
