@@ -51,7 +51,7 @@ impl fmt::Display for UnitError {
     }
 }
 
-pub const TIME_UNITS: &[&str] = &["ps", "ns", "us", "ms", "s"];
+pub const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
 pub const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 pub const BYTE_UNITS: &[&str] = &["B", "KB", "MB", "GB", "KiB", "MiB", "GiB"];
 pub const SIZE_UNITS: &[&str] = &["B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "pkt"];

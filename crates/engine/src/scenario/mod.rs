@@ -65,6 +65,9 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         return Err(ScenarioError::new("duration", "must be positive"));
     }
     let max_duration = cx.opt_time("max_duration", &spec.max_duration)?.unwrap_or(10 * PS_PER_SEC);
+    if max_duration == 0 {
+        return Err(ScenarioError::new("max_duration", "must be positive"));
+    }
     let seed = spec.seed.unwrap_or(1);
     if spec.workload.is_empty() {
         return Err(ScenarioError::new("workload", "at least one [[workload]] is required")

@@ -79,6 +79,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         dropped_bytes: 0,
         packet_hops: 0,
         sampling: false,
+        record_flows: spec.record.flows,
         done: false,
     };
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -174,6 +175,7 @@ impl World {
             rto_gen: 0,
             dack_gen: 0,
             dack_armed: false,
+            dack_ts: 0,
             recv_done: NEVER,
             finish: NEVER,
             ideal_fct,
@@ -183,8 +185,8 @@ impl World {
         id
     }
 
-    /// One base RTT (a first data packet out, its ACK back, store-and-forward at every hop)
-    /// plus every byte of the flow serialized at the path's slowest link.
+    /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.
+    /// Also returns the path's slowest rate.
     fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
         let ack = self.transport.header + self.transport.framing;
         let path = self.routes.path(&self.topo, src, dst, entropy);
@@ -199,11 +201,14 @@ impl World {
         (rtt, bottleneck)
     }
 
+    /// The unloaded FCT: one base RTT plus every byte serialized at the path's slowest
+    /// link (the first packet's serialization there is in both, so it is counted once).
     fn ideal_fct(&self, src: HostId, dst: HostId, size: u64, entropy: u32) -> Time {
         let t = &self.transport;
         let first = t.wire_bytes(size.min(t.mss()));
         let (rtt, bottleneck) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
-        rtt + serialization_ps(t.flow_wire_bytes(size), bottleneck)
+        // The base RTT already serializes the first packet at the bottleneck.
+        rtt - serialization_ps(first, bottleneck) + serialization_ps(t.flow_wire_bytes(size), bottleneck)
     }
 
     /// All senders' bytes through the receiver's link, plus one base RTT.
@@ -213,7 +218,7 @@ impl World {
         let first = t.wire_bytes(bytes.min(t.mss()));
         let (rtt, _) = self.base_rtt_and_bottleneck(s0, receiver, first, 0);
         let downlink = self.ports[self.host_nic[receiver.idx()].idx() ^ 1].rate_bps;
-        rtt + serialization_ps(t.flow_wire_bytes(bytes) * senders.len() as u64, downlink)
+        rtt - serialization_ps(first, downlink) + serialization_ps(t.flow_wire_bytes(bytes) * senders.len() as u64, downlink)
     }
 }
 

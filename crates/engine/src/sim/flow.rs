@@ -23,6 +23,8 @@ pub struct Flow {
     pub rto_gen: u32,
     pub dack_gen: u32,
     pub dack_armed: bool,
+    /// Send timestamp of the first segment a pending delayed ACK covers.
+    pub dack_ts: Time,
     /// The receiver has every byte.
     pub recv_done: Time,
     /// The sender has every byte acknowledged: the flow is over.

@@ -42,7 +42,7 @@ impl Simulation {
         self.world.sched.now()
     }
 
-    /// The scenario's duration (or the safety cap) when one applies.
+    /// The scenario's duration, when it sets one.
     pub fn horizon_ps(&self) -> Option<Time> {
         self.world.duration
     }

@@ -8,7 +8,10 @@ use crate::metrics::table::{Column, Results, Table};
 pub fn collect(w: &World, wall_s: f64) -> Results {
     let end = w.sched.now();
     let host_names: Vec<String> = w.topo.hosts.iter().map(|n| w.topo.nodes[n.idx()].name.clone()).collect();
-    let mut tables = vec![flows_table(w, &host_names), incasts_table(w), ports_table(w)];
+    let mut tables = vec![incasts_table(w), ports_table(w)];
+    if w.record_flows {
+        tables.insert(0, flows_table(w, &host_names));
+    }
     if let Some(q) = &w.queue_series {
         tables.push(q.table(|p| w.topo.port_name(p)));
     }

@@ -88,6 +88,8 @@ pub struct World {
     pub dropped_bytes: u64,
     pub packet_hops: u64,
     pub sampling: bool,
+    /// Whether the `flows` table is produced.
+    pub record_flows: bool,
     /// Nothing is left to do: no active flow, no start or arrival pending.
     pub done: bool,
 }
@@ -103,10 +105,12 @@ impl World {
             }
             self.dispatch(ev);
             if self.done {
+                self.catch_up_all();
                 return true;
             }
         }
         if self.sched.is_empty() || stop >= end {
+            self.catch_up_all();
             self.sched.advance_to(if self.sched.is_empty() { self.sched.now() } else { end });
             return true;
         }
@@ -295,6 +299,10 @@ impl World {
             Some(a) => self.send_ack(f, r, a, pkt.ts),
             None => {
                 self.pool.free(r);
+                if !self.flows[f.idx()].dack_armed {
+                    // The delayed ACK echoes the first segment it covers, so RTT samples stay true.
+                    self.flows[f.idx()].dack_ts = pkt.ts;
+                }
                 self.arm_delayed_ack(f);
             }
         }
@@ -439,7 +447,8 @@ impl World {
         }
         flow.dack_armed = false;
         if let Some(a) = flow.receiver.flush() {
-            self.send_ack(f, NIL, a, self.sched.now());
+            let ts = flow.dack_ts;
+            self.send_ack(f, NIL, a, ts);
         }
     }
 
@@ -479,6 +488,14 @@ impl World {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
         } else {
             self.sampling = false;
+        }
+    }
+
+    /// Brings every port's departures up to now (counters are exact at the end of a run).
+    fn catch_up_all(&mut self) {
+        let now = self.sched.now();
+        for p in 0..self.ports.len() {
+            self.catch_up(PortId::from(p), now);
         }
     }
 

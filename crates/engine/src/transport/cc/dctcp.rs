@@ -62,7 +62,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_loss(&mut self, w: &mut Window) {
-        w.reduce_to((w.cwnd / 2).max(2 * w.mss));
+        w.reduce_to(w.cwnd / 2);
     }
 
     fn ecn_capable(&self) -> bool {

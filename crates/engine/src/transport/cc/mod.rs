@@ -76,9 +76,8 @@ pub trait CongestionControl {
     fn on_loss(&mut self, w: &mut Window);
     /// Retransmission timeout: set ssthresh; the sender restarts from one segment.
     fn on_timeout(&mut self, w: &mut Window) {
-        let half = (w.cwnd / 2).max(2 * w.mss);
-        w.ssthresh = half.max(w.min_cwnd);
-        w.cwnd = w.mss.max(w.min_cwnd.min(w.mss));
+        w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
+        w.cwnd = w.mss;
     }
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;

@@ -29,7 +29,7 @@ impl CongestionControl for NewReno {
     }
 
     fn on_loss(&mut self, w: &mut Window) {
-        w.reduce_to((w.cwnd / 2).max(2 * w.mss));
+        w.reduce_to(w.cwnd / 2);
     }
 
     fn ecn_capable(&self) -> bool {
