@@ -68,9 +68,10 @@ impl Receiver {
         let had_holes = !self.ooo.is_empty();
         if end > self.rcv_nxt {
             if in_order {
-                self.bytes_received += end - self.rcv_nxt;
+                let from = self.rcv_nxt;
+                self.bytes_received += end - from;
                 self.rcv_nxt = end;
-                self.absorb_ooo();
+                self.absorb_ooo(from, end);
             } else {
                 self.insert_ooo(seq, end);
             }
@@ -120,13 +121,17 @@ impl Receiver {
         Some(AckToSend { ack: self.rcv_nxt, sack_start: 0, sack_end: 0, ece })
     }
 
-    fn absorb_ooo(&mut self) {
+    /// Moves the cumulative point over the out-of-order ranges it now reaches. Their bytes
+    /// were counted when they arrived; `[from, to)` (the in-order segment just counted) may
+    /// overlap them, and the overlap is uncounted once here.
+    fn absorb_ooo(&mut self, from: u64, to: u64) {
         while let Some(&(s, e)) = self.ooo.first() {
             if s > self.rcv_nxt {
                 break;
             }
+            let overlap = e.min(to).saturating_sub(s.max(from));
+            self.bytes_received -= overlap;
             if e > self.rcv_nxt {
-                self.bytes_received += e - self.rcv_nxt;
                 self.rcv_nxt = e;
             }
             self.ooo.remove(0);
