@@ -2,7 +2,8 @@
 //! `ScenarioError` naming the field.
 
 use super::spec::Spec;
-use crate::units::{self, Size, Time};
+use super::MAX_TIME;
+use crate::units::{self, Size, Time, PS_PER_SEC};
 use crate::ScenarioError;
 
 /// The dotted path of the section being read.
@@ -37,11 +38,21 @@ impl Ctx {
     }
 
     pub fn opt_time(&self, key: &str, v: &Option<String>) -> Result<Option<Time>, ScenarioError> {
-        v.as_deref().map(|s| self.unit(key, units::parse_time(s))).transpose()
+        v.as_deref().map(|s| self.bounded_time(key, s)).transpose()
     }
 
     pub fn time(&self, key: &str, v: &Option<String>, default: &str) -> Result<Time, ScenarioError> {
-        self.unit(key, units::parse_time(v.as_deref().unwrap_or(default)))
+        self.bounded_time(key, v.as_deref().unwrap_or(default))
+    }
+
+    /// A time no later than [`MAX_TIME`], so that the run's arithmetic (a start plus a gap,
+    /// a deadline plus a delay) cannot overflow.
+    fn bounded_time(&self, key: &str, s: &str) -> Result<Time, ScenarioError> {
+        let t = self.unit(key, units::parse_time(s))?;
+        if t > MAX_TIME {
+            return Err(self.err(key, format!("time `{s}` is beyond the longest a scenario may name ({}s)", MAX_TIME / PS_PER_SEC)));
+        }
+        Ok(t)
     }
 
     pub fn rate(&self, key: &str, v: &Option<String>, default: &str) -> Result<u64, ScenarioError> {

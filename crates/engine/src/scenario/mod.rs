@@ -20,6 +20,11 @@ use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
 
+/// The latest time a scenario may name (any start, stop, duration, delay, timeout or
+/// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
+/// picoseconds (213 days), so the run loop can add a delay to a deadline without checking.
+pub const MAX_TIME: Time = 1_000_000 * PS_PER_SEC;
+
 /// A scenario that has passed every check, resolved to integers with units.
 #[derive(Clone, Debug)]
 pub struct ValidSpec {

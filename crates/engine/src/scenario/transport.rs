@@ -27,6 +27,9 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         return Err(cx.err("mtu", format!("must be at most 65535B, got {mtu} B")));
     }
     let framing = cx.bytes("framing", &t.framing, "0B")?;
+    if framing > 1 << 20 {
+        return Err(cx.err("framing", "must be at most 1MiB"));
+    }
     let mss = mtu - header;
     let in_bytes = |s: Size| s.bytes(mss);
     let init_cwnd = in_bytes(cx.size("init_cwnd", &t.init_cwnd, "10pkt")?);

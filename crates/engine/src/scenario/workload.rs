@@ -2,10 +2,11 @@
 
 use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
+use super::MAX_TIME;
 use crate::ids::HostId;
 use crate::sim::choose_senders;
 use crate::topology::Topology;
-use crate::units::Time;
+use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
@@ -152,15 +153,13 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
     if count > 1 && period.unwrap_or(0) == 0 {
         return Err(cx.err("period", "is required and positive when count > 1"));
     }
-    Ok(IncastSpec {
-        receiver,
-        senders,
-        bytes_per_sender,
-        start,
-        jitter: cx.time("jitter", &w.jitter, "0s")?,
-        period: period.unwrap_or(0),
-        count,
-    })
+    let jitter = cx.time("jitter", &w.jitter, "0s")?;
+    let last_start = period.unwrap_or(0).checked_mul(count as u64 - 1).and_then(|t| t.checked_add(start)).and_then(|t| t.checked_add(jitter));
+    if last_start.is_none_or(|t| t > MAX_TIME) {
+        let key = if count > 1 { "count" } else { "jitter" };
+        return Err(cx.err(key, format!("the last burst would start beyond the longest a scenario may name ({}s)", MAX_TIME / PS_PER_SEC)));
+    }
+    Ok(IncastSpec { receiver, senders, bytes_per_sender, start, jitter, period: period.unwrap_or(0), count })
 }
 
 fn poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, duration: Option<Time>, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<PoissonSpec, ScenarioError> {

@@ -81,6 +81,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         sampling: false,
         record_flows: spec.record.flows,
         done: false,
+        last_activity: 0,
     };
     for (w, workload) in spec.workloads.iter().enumerate() {
         world.add_workload(w, workload);

@@ -6,7 +6,7 @@ use crate::ids::PortId;
 use crate::metrics::table::{Column, Results, Table};
 
 pub fn collect(w: &World, wall_s: f64) -> Results {
-    let end = w.sched.now();
+    let end = w.end_time();
     let host_names: Vec<String> = w.topo.hosts.iter().map(|n| w.topo.nodes[n.idx()].name.clone()).collect();
     let mut tables = vec![incasts_table(w), ports_table(w)];
     if w.record_flows {

@@ -90,8 +90,11 @@ pub struct World {
     pub sampling: bool,
     /// Whether the `flows` table is produced.
     pub record_flows: bool,
-    /// Nothing is left to do: no active flow, no start or arrival pending.
+    /// Nothing is left to do: no active flow, no start or arrival pending. The run then
+    /// only drains packets still in the network (and stale timers, which do nothing).
     pub done: bool,
+    /// The last packet arrival: where a drained run ends.
+    pub last_activity: Time,
 }
 
 impl World {
@@ -104,10 +107,6 @@ impl World {
                 self.prefetch(next);
             }
             self.dispatch(ev);
-            if self.done {
-                self.catch_up_all();
-                return true;
-            }
         }
         if self.sched.is_empty() || stop >= end {
             self.catch_up_all();
@@ -208,6 +207,7 @@ impl World {
         }
         self.catch_up(port, self.sched.now());
         self.packet_hops += 1;
+        self.last_activity = self.sched.now();
         let host = self.node_host[node.idx()];
         if host == NOT_A_HOST {
             let out = match &self.fib {
@@ -488,6 +488,16 @@ impl World {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
         } else {
             self.sampling = false;
+        }
+    }
+
+    /// When the run ended: the last packet arrival once everything finished (stale timers
+    /// left in the schedule do not stretch it), otherwise the clock.
+    pub fn end_time(&self) -> Time {
+        if self.done {
+            self.last_activity
+        } else {
+            self.sched.now()
         }
     }
 

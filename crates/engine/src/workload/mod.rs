@@ -48,7 +48,10 @@ impl PoissonSpec {
     /// Draws the next gap, source, destination and size.
     pub fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> (Time, HostId, HostId, u64) {
         let u: f64 = rng.gen::<f64>();
-        let gap = (-(1.0 - u).ln() * self.mean_gap_ps()).round() as Time;
+        // A load so small that the mean gap is beyond any run is clamped to the scenario's
+        // time limit, so `now + gap` stays representable (the cast alone saturates at
+        // u64::MAX and the addition would wrap into the past).
+        let gap = (-(1.0 - u).ln() * self.mean_gap_ps()).round().min(crate::scenario::MAX_TIME as f64) as Time;
         let n = self.hosts.len();
         let s = rng.gen_range(0..n);
         let mut d = rng.gen_range(0..n - 1);

@@ -52,7 +52,7 @@ impl CongestionControl for Dctcp {
         if ack.in_recovery {
             return;
         }
-        if ack.ece && ack.snd_una >= self.cwr_until {
+        if ack.ece && ack.snd_una > self.cwr_until {
             let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
             w.reduce_to(cut);
             self.cwr_until = ack.snd_nxt;
@@ -104,6 +104,22 @@ mod tests {
         // the bytes counted since the update are 9,000 ACKed, 1,000 of them with ECE.
         let expected = (15.0 / 16.0) * (1.0 / 16.0) + (1.0 / 16.0) * (1.0 / 9.0);
         assert!((d.alpha - expected).abs() < 1e-12, "alpha {}", d.alpha);
+    }
+
+    #[test]
+    fn one_cut_per_window_of_data() {
+        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0 });
+        let mut w = Window::new(10_000, 1000, 1000);
+        w.ssthresh = 1000;
+        d.on_ack(&mut w, &ack(1000, true, 1000, 10_000));
+        assert_eq!(w.cwnd, 5_000);
+        // The ACK covering the last byte sent before the cut still reports pre-cut data:
+        // no second cut (Linux holds CWR until snd_una passes high_seq).
+        d.on_ack(&mut w, &ack(1000, true, 10_000, 10_000));
+        assert_eq!(w.cwnd, 5_000);
+        // Data sent after the cut comes back marked: the next window's cut.
+        d.on_ack(&mut w, &ack(1000, true, 11_000, 14_000));
+        assert!(w.cwnd < 5_000);
     }
 
     #[test]

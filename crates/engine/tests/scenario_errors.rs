@@ -1,0 +1,386 @@
+//! Malformed scenarios and the exact error each must produce (field path, message, allowed
+//! values), and a fuzz loop: no input makes the parser panic, and whatever it accepts can
+//! be built into a simulation.
+
+mod common;
+
+use fanin_engine::{parse_scenario, ScenarioError, Simulation};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const TOPO: &str = "[topology]\nkind = \"star\"\nsenders = 4\n";
+const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
+
+const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
+const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+
+/// A small flow-size CDF served inline, so these tests need no packaged data file.
+fn loader(name: &str) -> Result<String, String> {
+    match name {
+        "inline_cdf.txt" => Ok("# columns: size_bytes cdf_percent\n0 0\n10000 50\n100000 90\n1000000 100\n".into()),
+        _ => common::load_file(name),
+    }
+}
+
+fn run_inline(toml: &str) -> fanin_engine::Results {
+    let spec = parse_scenario(toml, &loader).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&spec).unwrap();
+    sim.run();
+    sim.finish()
+}
+
+struct Case {
+    what: &'static str,
+    toml: String,
+    path: &'static str,
+    message: &'static str,
+    /// `None`: the allowed list is not checked; `Some(&[])`: it must be empty.
+    allowed: Option<&'static [&'static str]>,
+}
+
+fn case(what: &'static str, toml: String, path: &'static str, message: &'static str, allowed: Option<&'static [&'static str]>) -> Case {
+    Case { what, toml, path, message, allowed }
+}
+
+fn cases() -> Vec<Case> {
+    let none: Option<&'static [&'static str]> = Some(&[]);
+    vec![
+        case(
+            "unknown top-level field",
+            format!("bogus = 1\n{TOPO}{WL}"),
+            "bogus",
+            "unknown field",
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record"]),
+        ),
+        case(
+            "unknown field inside [topology]",
+            format!("[topology]\nkind = \"star\"\nsendrs = 4\n{WL}"),
+            "topology.sendrs",
+            "unknown field",
+            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k"]),
+        ),
+        case(
+            "unknown field in the second workload",
+            format!("{TOPO}{WL}[[workload]]\nkind = \"flow\"\nsrc = \"s0\"\ndst = \"r0\"\nbyte = \"1KB\"\n"),
+            "workload[1].byte",
+            "unknown field",
+            None,
+        ),
+        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(&["newreno", "dctcp"])),
+        case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree"])),
+        case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
+        case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
+        case("rate without unit", format!("{TOPO}host_link = {{ rate = \"10\" }}\n{WL}"), "topology.host_link.rate", "has no unit", Some(RATE_UNITS)),
+        case("negative delay", format!("{TOPO}host_link = {{ delay = \"-1us\" }}\n{WL}"), "topology.host_link.delay", "must not be negative", Some(TIME_UNITS)),
+        case("zero rate", format!("{TOPO}host_link = {{ rate = \"0Gbps\" }}\n{WL}"), "topology.host_link.rate", "must be positive", none),
+        case("a rate as a time", format!("{TOPO}host_link = {{ delay = \"5Gbps\" }}\n{WL}"), "topology.host_link.delay", "unknown unit `Gbps`", Some(TIME_UNITS)),
+        case("sub-unit rate", format!("{TOPO}host_link = {{ rate = \"1.5bps\" }}\n{WL}"), "topology.host_link.rate", "finer than the unit's resolution", Some(RATE_UNITS)),
+        case(
+            "odd fat-tree k",
+            "[topology]\nkind = \"fat_tree\"\nk = 5\n[[workload]]\nkind = \"permutation\"\nbytes = \"1KB\"\n".into(),
+            "topology.k",
+            "must be even, got 5",
+            none,
+        ),
+        case("zero spines", format!("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 0\nhosts_per_leaf = 2\n{WL}"), "topology.spines", "must be between 1 and 4096, got 0", none),
+        case("k on a dumbbell", format!("[topology]\nkind = \"dumbbell\"\nsenders = 4\nk = 4\n{WL}"), "topology.k", "does not apply to kind `dumbbell`", none),
+        case("wrong type", format!("[topology]\nkind = \"star\"\nsenders = \"four\"\n{WL}"), "topology.senders", "invalid type: string \"four\"", none),
+        case(
+            "receiver that does not exist",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\nreceiver = \"r9\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n"),
+            "workload[0].receiver",
+            "no host named `r9`",
+            Some(&["s0", "s1", "s2", "s3", "..."]),
+        ),
+        case(
+            "incast degree above the senders available",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 5\nbytes_per_sender = \"10KB\"\n"),
+            "workload[0].degree",
+            "is 5 but only 4 senders are available",
+            none,
+        ),
+        case(
+            "Poisson sizes file that does not exist",
+            format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"nope.txt\"\n"),
+            "workload[0].sizes",
+            "cannot read `nope.txt`",
+            none,
+        ),
+        case(
+            "Poisson load above 1",
+            format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 1.5\nsizes = \"inline_cdf.txt\"\n"),
+            "workload[0].load",
+            "must be in (0, 1], got 1.5",
+            none,
+        ),
+        case("missing [topology]", WL.to_string(), "topology", "section is required", none),
+        case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
+        case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
+        case("duplicate key", format!("{TOPO}senders = 5\n{WL}"), "", "line 4: duplicate key `senders`", none),
+        case(
+            "step marking without threshold",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"step\" }}\n{WL}"),
+            "switch.queue.marking.threshold",
+            "is required for step marking",
+            none,
+        ),
+        case(
+            "RED field on a step marker",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"step\", threshold = \"65pkt\", min = \"3pkt\" }}\n{WL}"),
+            "switch.queue.marking.min",
+            "does not apply to kind `step`",
+            none,
+        ),
+        case(
+            "RED thresholds in different units",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"red\", min = \"10pkt\", max = \"5KB\" }}\n{WL}"),
+            "switch.queue.marking.max",
+            "must use the same unit as min",
+            none,
+        ),
+        case("byte limit below one packet", format!("{TOPO}[switch.queue]\nlimit = \"1000B\"\n{WL}"), "switch.queue.limit", "1000 B cannot hold one 1500-byte packet", none),
+        case(
+            "permutation without bytes or duration",
+            format!("{TOPO}[[workload]]\nkind = \"permutation\"\n"),
+            "workload[0].bytes",
+            "is required unless the scenario sets `duration`",
+            none,
+        ),
+        case(
+            "flow field on an incast",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nbytes = \"1KB\"\n"),
+            "workload[0].bytes",
+            "does not apply to kind `incast`",
+            none,
+        ),
+        case(
+            "both per-sender and total bytes",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\ntotal_bytes = \"20KB\"\n"),
+            "workload[0].total_bytes",
+            "not both",
+            none,
+        ),
+        case(
+            "repeated incast without period",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\ncount = 3\n"),
+            "workload[0].period",
+            "is required and positive when count > 1",
+            none,
+        ),
+        case("flow to itself", format!("{TOPO}[[workload]]\nkind = \"flow\"\nsrc = \"s0\"\ndst = \"s0\"\nbytes = \"1KB\"\n"), "workload[0].dst", "must differ from src", none),
+        case("empty flow", format!("{TOPO}[[workload]]\nkind = \"flow\"\nsrc = \"s0\"\ndst = \"r0\"\nbytes = \"0B\"\n"), "workload[0].bytes", "must be positive", none),
+        case("dctcp section with newreno", format!("{TOPO}[transport]\ncc = \"newreno\"\n[transport.dctcp]\ng = 0.5\n{WL}"), "transport.dctcp", "applies only when cc = \"dctcp\"", none),
+        case("DCTCP without ECN", format!("{TOPO}[transport]\necn = false\n{WL}"), "transport.ecn", "DCTCP needs ECN", none),
+        case("header as large as the MTU", format!("{TOPO}[transport]\nheader = \"1500B\"\n{WL}"), "transport.header", "must be positive and below mtu", none),
+        case("max_rto below min_rto", format!("{TOPO}[transport]\nmin_rto = \"1ms\"\nmax_rto = \"10us\"\n{WL}"), "transport.max_rto", "must not be below min_rto", none),
+        case("zero duration", format!("duration = \"0s\"\n{TOPO}{WL}"), "duration", "must be positive", none),
+        case("negative seed", format!("seed = -1\n{TOPO}{WL}"), "seed", "invalid value: integer `-1`", none),
+        case("unknown port to record", format!("{TOPO}{WL}[record]\nqueues = {{ ports = \"nowhere\" }}\n"), "record.queues.ports", "no port `nowhere`", None),
+        case(
+            "a time beyond the scenario limit",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nstart = \"18446744073709551000ps\"\n"),
+            "workload[0].start",
+            "is beyond the longest a scenario may name (1000000s)",
+            none,
+        ),
+        case(
+            "repeated incast running past the limit",
+            format!("{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nperiod = \"600000s\"\ncount = 3\n"),
+            "workload[0].count",
+            "the last burst would start beyond",
+            none,
+        ),
+        case("framing above 1 MiB", format!("{TOPO}[transport]\nframing = \"5GB\"\n{WL}"), "transport.framing", "must be at most 1MiB", none),
+        case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be positive", none),
+    ]
+}
+
+#[test]
+fn malformed_scenarios_give_precise_errors() {
+    let cases = cases();
+    assert!(cases.len() >= 14);
+    for c in &cases {
+        let e = match parse_scenario(&c.toml, &loader) {
+            Ok(_) => panic!("{}: accepted", c.what),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, c.path, "{}: {e:?}", c.what);
+        assert!(e.message.contains(c.message), "{}: message {:?} lacks {:?}", c.what, e.message, c.message);
+        if let Some(allowed) = c.allowed {
+            assert_eq!(e.allowed, allowed, "{}", c.what);
+        }
+        // The one-line rendering names the field first.
+        if !c.path.is_empty() {
+            assert!(e.to_string().starts_with(&format!("{}: ", c.path)), "{}: {e}", c.what);
+        }
+    }
+}
+
+#[test]
+fn empty_cdf_file() {
+    let empty = |_: &str| -> Result<String, String> { Ok("# name: empty\n# columns: size_bytes cdf_percent\n\n".into()) };
+    let toml = format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"x.txt\"\n");
+    let e = parse_scenario(&toml, &empty).unwrap_err();
+    assert_eq!(e, ScenarioError::new("workload[0].sizes", "`x.txt` has no data rows"));
+    // A loader error is passed through with the file's name.
+    let failing = |name: &str| -> Result<String, String> { Err(format!("{name} is not packaged")) };
+    let e = parse_scenario(&toml, &failing).unwrap_err();
+    assert_eq!(e.path, "workload[0].sizes");
+    assert!(e.message.contains("cannot read `x.txt`: x.txt is not packaged"), "{e}");
+    // A CDF that does not reach 1.
+    let short = |_: &str| -> Result<String, String> { Ok("100 0.5\n200 0.9\n".into()) };
+    let e = parse_scenario(&toml, &short).unwrap_err();
+    assert_eq!(e.path, "workload[0].sizes");
+    assert!(e.message.contains("not 1"), "{e}");
+}
+
+/// Extreme but valid values run and end instead of wrapping time around.
+#[test]
+fn extreme_values_run_and_end() {
+    // A vanishing Poisson load: the mean gap (~10^22 ps) exceeds u64 picoseconds; it used
+    // to saturate, wrap `now + gap` into the past and create flows until memory ran out.
+    let toml = format!("duration = \"2ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 1e-20\nstart = \"1ms\"\nsizes = \"inline_cdf.txt\"\n");
+    let r = run_inline(&toml);
+    assert_eq!(r.scalar("flows"), Some(0.0));
+    // The latest start allowed, with jitter: the flows start then, not at a wrapped time.
+    let toml = format!("max_duration = \"1000000s\"\n{TOPO}[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nstart = \"999999s\"\njitter = \"1s\"\n");
+    let r = run_inline(&toml);
+    let starts = common::u64s(&r, "flows", "start_ps");
+    assert!(starts.iter().all(|&t| t >= 999_999 * 1_000_000_000_000), "{starts:?}");
+    assert!(common::bools(&r, "flows", "completed").iter().all(|c| *c));
+}
+
+/// A valid scenario touching most sections, to be mutated.
+const VALID: &str = r#"name = "fuzz"
+seed = 3
+duration = "2ms"
+[topology]
+kind = "dumbbell"
+senders = 6
+receivers = 2
+host_link = { rate = "10Gbps", delay = "1us" }
+core_link = { rate = "40Gbps", delay = "2us" }
+[switch.queue]
+limit = "100pkt"
+marking = { kind = "red", min = "10pkt", max = "30pkt", p_max = 0.1, weight = 0.02 }
+[host.queue]
+limit = "200KB"
+[transport]
+cc = "dctcp"
+mtu = "1500B"
+init_cwnd = "10pkt"
+min_rto = "1ms"
+delayed_ack = 2
+[transport.dctcp]
+g = 0.0625
+[[workload]]
+kind = "incast"
+receiver = "r0"
+degree = 4
+bytes_per_sender = "20KB"
+jitter = "5us"
+period = "500us"
+count = 2
+[[workload]]
+kind = "poisson"
+load = 0.3
+sizes = "inline_cdf.txt"
+hosts = ["s0", "s1", "r1"]
+[[workload]]
+kind = "flow"
+src = "s5"
+dst = "r1"
+bytes = "100KB"
+start = "10us"
+[record]
+queues = { ports = "bottleneck", interval = "10us" }
+hosts = { bin = "1ms" }
+"#;
+
+const ALPHABET: &[char] = &['0', '1', '9', '-', '.', '"', '=', '[', ']', '{', '}', ',', ' ', '\n', 'a', 'k', 's', 'µ', '\u{0}', '#', '\'', 'e', '_', '\\'];
+
+fn mutate(rng: &mut Xoshiro256PlusPlus) -> String {
+    let mut lines: Vec<String> = VALID.lines().map(str::to_string).collect();
+    let edits = if rng.gen_bool(0.6) { 1 } else { rng.gen_range(2..=4) };
+    for _ in 0..edits {
+        match rng.gen_range(0..5) {
+            // Replace, insert or delete one character.
+            0 | 1 => {
+                let l = rng.gen_range(0..lines.len());
+                let mut chars: Vec<char> = lines[l].chars().collect();
+                let i = rng.gen_range(0..=chars.len());
+                match rng.gen_range(0..3) {
+                    0 if i < chars.len() => chars[i] = ALPHABET[rng.gen_range(0..ALPHABET.len())],
+                    1 if i < chars.len() => {
+                        chars.remove(i);
+                    }
+                    _ => chars.insert(i, ALPHABET[rng.gen_range(0..ALPHABET.len())]),
+                }
+                lines[l] = chars.into_iter().collect();
+            }
+            // Delete a line.
+            2 => {
+                let l = rng.gen_range(0..lines.len());
+                lines.remove(l);
+            }
+            // Swap the values of two `key = value` lines.
+            3 => {
+                let with_value: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains(" = ")).collect();
+                let (a, b) = (with_value[rng.gen_range(0..with_value.len())], with_value[rng.gen_range(0..with_value.len())]);
+                let (ka, va) = lines[a].split_once(" = ").map(|(k, v)| (k.to_string(), v.to_string())).unwrap();
+                let (kb, vb) = lines[b].split_once(" = ").map(|(k, v)| (k.to_string(), v.to_string())).unwrap();
+                lines[a] = format!("{ka} = {vb}");
+                lines[b] = format!("{kb} = {va}");
+            }
+            // Duplicate a line somewhere else.
+            _ => {
+                let (a, b) = (rng.gen_range(0..lines.len()), rng.gen_range(0..lines.len()));
+                let l = lines[a].clone();
+                lines.insert(b, l);
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn mutated_scenarios_never_panic() {
+    assert!(parse_scenario(VALID, &loader).is_ok());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut seen_paths = std::collections::BTreeSet::new();
+    for i in 0..2000 {
+        let text = mutate(&mut rng);
+        let result = std::panic::catch_unwind(|| parse_scenario(&text, &loader));
+        let parsed = match result {
+            Ok(p) => p,
+            Err(_) => panic!("mutation {i} panicked the parser:\n{text}"),
+        };
+        match parsed {
+            Ok(spec) => {
+                accepted += 1;
+                // Keep the build cheap: mutations can only grow the dumbbell a little.
+                assert!(spec.topology.hosts.len() < 1000, "mutation {i}");
+                let built = std::panic::catch_unwind(|| {
+                    let mut sim = Simulation::new(&spec).expect("an accepted scenario builds");
+                    sim.run_until(20_000_000); // 20 us
+                    sim.conservation()
+                });
+                match built {
+                    Ok(c) => assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "mutation {i}"),
+                    Err(_) => panic!("mutation {i} was accepted but panicked when built or run:\n{text}"),
+                }
+            }
+            Err(e) => {
+                rejected += 1;
+                assert!(!e.message.is_empty(), "mutation {i}: empty message");
+                seen_paths.insert(e.path.split('.').next().unwrap_or("").to_string());
+            }
+        }
+    }
+    eprintln!("fuzz: {accepted} accepted, {rejected} rejected; {} distinct error roots", seen_paths.len());
+    // Both outcomes are exercised, and errors come from many sections.
+    assert!(accepted > 100 && rejected > 1000);
+    assert!(seen_paths.len() >= 6, "{seen_paths:?}");
+}
