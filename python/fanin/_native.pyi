@@ -21,6 +21,9 @@ def run(
 ) -> tuple[dict[str, list[Column]], dict[str, float]]:
     """Runs the scenario with the GIL released; returns (tables, summary).
 
+    summary holds the engine's scalars plus wall_s (seconds in the run loop, unless the
+    engine reports it) and setup_wall_s (parsing and building).
+
     Raises ScenarioError for a bad scenario, RuntimeError("internal error: ...") if the
     engine fails an internal invariant, KeyboardInterrupt on Ctrl-C (checked between chunks).
     """

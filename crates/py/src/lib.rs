@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 use fanin_engine::{parse_scenario, Column, Results, ScenarioError as EngineError, Simulation};
 use pyo3::create_exception;
@@ -152,7 +153,9 @@ fn validate<'py>(
 }
 
 /// Runs a scenario with the GIL released, `progress_every_ps` of simulated time at a time
-/// (0: about 200 chunks over a known horizon, at most 1 ms each; 100 us without a horizon). Between chunks it calls
+/// (0: about 200 chunks over a known horizon, at most 1 ms each; 100 us without a horizon).
+/// The summary gains `wall_s` (seconds spent in the run loop, unless the engine reports it)
+/// and `setup_wall_s` (parsing and building). Between chunks it calls
 /// `progress(now_ps, horizon_ps)` and checks for Ctrl-C. Returns `(tables, summary)`.
 #[pyfunction]
 #[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0))]
@@ -163,8 +166,11 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
     progress_every_ps: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let setup = Instant::now();
     let built = py.allow_threads(|| build(toml, &search_dirs))?;
     let (_name, _seed, mut sim) = built.map_err(|e| scenario_error(&e))?;
+    let setup_wall = setup.elapsed();
+    let mut run_wall = Duration::ZERO;
     let horizon = sim.horizon_ps();
     let chunk = match (progress_every_ps, horizon) {
         (0, Some(h)) if h > 0 => h.div_ceil(AUTO_CHUNKS).min(MAX_AUTO_CHUNK_PS),
@@ -174,12 +180,14 @@ fn run<'py>(
     let mut target = 0u64;
     loop {
         target = target.saturating_add(chunk);
-        let (done, now) = py.allow_threads(|| {
+        let (done, now, took) = py.allow_threads(|| {
             guarded(|| {
+                let t0 = Instant::now();
                 let done = sim.run_until(target);
-                (done, sim.now_ps())
+                (done, sim.now_ps(), t0.elapsed())
             })
         })?;
+        run_wall += took;
         if let Some(cb) = &progress {
             cb.call1((now, horizon))?;
         }
@@ -194,6 +202,12 @@ fn run<'py>(
     for (name, value) in &results.summary {
         summary.set_item(name, *value)?;
     }
+    // Wall-clock time of the run loop alone (not parsing, building or collecting results),
+    // unless the engine measured it itself; and of parsing + building.
+    if !summary.contains("wall_s")? {
+        summary.set_item("wall_s", run_wall.as_secs_f64())?;
+    }
+    summary.set_item("setup_wall_s", setup_wall.as_secs_f64())?;
     PyTuple::new(py, [tables.into_any(), summary.into_any()])
 }
 
