@@ -1,0 +1,272 @@
+//! `fanin._native`: the thin PyO3 layer between the engine and the `fanin` Python package.
+//!
+//! It parses a scenario (resolving the files it names against search directories handed in
+//! from Python), runs it with the GIL released in chunks of simulated time, and hands the
+//! result tables back as raw little-endian column buffers that Python wraps without copying
+//! row by row. A user's mistake becomes `ScenarioError(message_line, path, allowed)`; an
+//! engine panic becomes `RuntimeError("internal error: ...; please report")`, never a Rust
+//! panic trace.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use fanin_engine::{parse_scenario, Column, Results, ScenarioError as EngineError, Simulation};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+create_exception!(
+    fanin._native,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run. args = (message_line, path, allowed)."
+);
+
+/// Simulated time per chunk when the caller passes 0 and the run has no known horizon.
+const DEFAULT_CHUNK_PS: u64 = 100_000_000; // 100 us
+/// With a known horizon and `progress_every_ps == 0`, report about this many times ...
+const AUTO_CHUNKS: u64 = 200;
+/// ... but at least once per simulated millisecond, so Ctrl-C is never far away.
+const MAX_AUTO_CHUNK_PS: u64 = 1_000_000_000;
+
+fn scenario_error(e: &EngineError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.path.clone(), e.allowed.clone()))
+}
+
+// ---------------------------------------------------------------- panics
+
+thread_local! {
+    /// True while this thread runs engine code; the panic hook then records instead of printing.
+    static IN_ENGINE: Cell<bool> = const { Cell::new(false) };
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once) a panic hook that, for panics raised inside [`guarded`] on the current
+/// thread, records "message at file:line" instead of printing a trace; any other panic goes
+/// to the previous hook unchanged.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if IN_ENGINE.with(Cell::get) {
+                let msg = payload_text(info.payload());
+                let text = match info.location() {
+                    Some(l) => format!("{msg} at {}:{}", l.file(), l.line()),
+                    None => msg,
+                };
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-text payload".to_string()
+    }
+}
+
+/// The engine failed an internal invariant: not the user's fault.
+#[derive(Debug)]
+struct InternalError(String);
+
+impl From<InternalError> for PyErr {
+    fn from(e: InternalError) -> PyErr {
+        PyRuntimeError::new_err(format!("internal error: {}; please report", e.0))
+    }
+}
+
+/// Runs engine code, turning a panic into an [`InternalError`].
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, InternalError> {
+    IN_ENGINE.with(|c| c.set(true));
+    let out = panic::catch_unwind(AssertUnwindSafe(f));
+    IN_ENGINE.with(|c| c.set(false));
+    out.map_err(|payload| {
+        let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
+        InternalError(recorded.unwrap_or_else(|| payload_text(payload.as_ref())))
+    })
+}
+
+// ---------------------------------------------------------------- files
+
+/// Resolves a file the scenario names: an absolute path as is, otherwise the first of
+/// `search_dirs` that holds it.
+fn load_file(search_dirs: &[String], name: &str) -> Result<String, String> {
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let path = Path::new(name);
+    if path.is_absolute() {
+        return if path.is_file() {
+            read(path)
+        } else {
+            Err(format!("no such file: {name}"))
+        };
+    }
+    for dir in search_dirs {
+        let candidate = Path::new(dir).join(path);
+        if candidate.is_file() {
+            return read(&candidate);
+        }
+    }
+    Err(format!("not found in: {}", search_dirs.join(", ")))
+}
+
+/// Parses and builds a scenario (building catches errors that need the topology, such as a
+/// port name that does not exist).
+fn build(
+    toml: &str,
+    search_dirs: &[String],
+) -> Result<Result<(String, u64, Simulation), EngineError>, InternalError> {
+    guarded(|| {
+        let spec = parse_scenario(toml, &|name: &str| load_file(search_dirs, name))?;
+        let sim = Simulation::new(&spec)?;
+        Ok((spec.name.clone(), spec.seed, sim))
+    })
+}
+
+// ---------------------------------------------------------------- functions
+
+/// Checks a scenario; returns `{"name": str, "seed": int}` or raises `ScenarioError`.
+#[pyfunction]
+fn validate<'py>(
+    py: Python<'py>,
+    toml: &str,
+    search_dirs: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let built =
+        py.allow_threads(|| build(toml, &search_dirs).map(|r| r.map(|(n, s, _sim)| (n, s))))?;
+    let (name, seed) = built.map_err(|e| scenario_error(&e))?;
+    let out = PyDict::new(py);
+    out.set_item("name", name)?;
+    out.set_item("seed", seed)?;
+    Ok(out)
+}
+
+/// Runs a scenario with the GIL released, `progress_every_ps` of simulated time at a time
+/// (0: about 200 chunks over a known horizon, at most 1 ms each; 100 us without a horizon).
+/// The summary gains `wall_s` (seconds spent in the run loop, unless the engine reports it)
+/// and `setup_wall_s` (parsing and building). Between chunks it calls
+/// `progress(now_ps, horizon_ps)` and checks for Ctrl-C. Returns `(tables, summary)`.
+#[pyfunction]
+#[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0))]
+fn run<'py>(
+    py: Python<'py>,
+    toml: &str,
+    search_dirs: Vec<String>,
+    progress: Option<Bound<'py, PyAny>>,
+    progress_every_ps: u64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let setup = Instant::now();
+    let built = py.allow_threads(|| build(toml, &search_dirs))?;
+    let (_name, _seed, mut sim) = built.map_err(|e| scenario_error(&e))?;
+    let setup_wall = setup.elapsed();
+    let mut run_wall = Duration::ZERO;
+    let horizon = sim.horizon_ps();
+    let chunk = match (progress_every_ps, horizon) {
+        (0, Some(h)) if h > 0 => h.div_ceil(AUTO_CHUNKS).min(MAX_AUTO_CHUNK_PS),
+        (0, _) => DEFAULT_CHUNK_PS,
+        (c, _) => c,
+    };
+    let mut target = 0u64;
+    loop {
+        target = target.saturating_add(chunk);
+        let (done, now, took) = py.allow_threads(|| {
+            guarded(|| {
+                let t0 = Instant::now();
+                let done = sim.run_until(target);
+                (done, sim.now_ps(), t0.elapsed())
+            })
+        })?;
+        run_wall += took;
+        if let Some(cb) = &progress {
+            cb.call1((now, horizon))?;
+        }
+        py.check_signals()?;
+        if done || target == u64::MAX {
+            break;
+        }
+    }
+    let results = py.allow_threads(|| guarded(move || sim.finish()))?;
+    let tables = tables_to_py(py, &results)?;
+    let summary = PyDict::new(py);
+    for (name, value) in &results.summary {
+        summary.set_item(name, *value)?;
+    }
+    // Wall-clock time of the run loop alone (not parsing, building or collecting results),
+    // unless the engine measured it itself; and of parsing + building.
+    if !summary.contains("wall_s")? {
+        summary.set_item("wall_s", run_wall.as_secs_f64())?;
+    }
+    summary.set_item("setup_wall_s", setup_wall.as_secs_f64())?;
+    PyTuple::new(py, [tables.into_any(), summary.into_any()])
+}
+
+/// The version of the native module (the crate's version).
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+// ---------------------------------------------------------------- columns
+
+/// `{table: [(column, dtype, data), ...]}`; dtype is one of u8, i8, u4, f8, bool, str.
+fn tables_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for table in &results.tables {
+        let cols = PyList::empty(py);
+        for (name, column) in &table.columns {
+            let (dtype, data) = column_to_py(py, column)?;
+            cols.append((name.as_str(), dtype, data))?;
+        }
+        out.set_item(&table.name, cols)?;
+    }
+    Ok(out)
+}
+
+fn le_bytes<'py, T: Copy, const N: usize>(
+    py: Python<'py>,
+    values: &[T],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = PyBytes::new_with(py, values.len() * N, |buf| {
+        for (dst, v) in buf.chunks_exact_mut(N).zip(values) {
+            dst.copy_from_slice(&to_le(*v));
+        }
+        Ok(())
+    })?;
+    Ok(bytes.into_any())
+}
+
+fn column_to_py<'py>(
+    py: Python<'py>,
+    column: &Column,
+) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+    Ok(match column {
+        Column::U64(v) => ("u8", le_bytes(py, v, u64::to_le_bytes)?),
+        Column::I64(v) => ("i8", le_bytes(py, v, i64::to_le_bytes)?),
+        Column::U32(v) => ("u4", le_bytes(py, v, u32::to_le_bytes)?),
+        Column::F64(v) => ("f8", le_bytes(py, v, f64::to_le_bytes)?),
+        Column::Bool(v) => ("bool", le_bytes(py, v, |b| [u8::from(b)])?),
+        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+    })
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

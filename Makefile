@@ -1,0 +1,45 @@
+# fanin: set-up, demo, tests, benchmarks.
+#
+# Set-up is stamped and idempotent: the virtual environment (.venv) is made once, Python
+# packages are installed again only when pyproject.toml changes, and the extension is
+# rebuilt only when Rust sources change. One release profile serves `cargo test --release`
+# and the Python module, so the engine compiles once.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEPS_STAMP := $(VENV)/.fanin-deps
+EXT := python/fanin/_native.abi3.so
+RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+# Project dependencies + the test extra, read from pyproject.toml (one list, not two).
+REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
+
+.PHONY: setup demo test bench clean
+
+setup: $(EXT)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2' $(foreach r,$(REQUIREMENTS),'$(r)')
+	touch $@
+
+$(EXT): $(DEPS_STAMP) $(RUST_SRC) pyproject.toml
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+	touch $@
+
+demo: setup
+	$(BIN)/fanin run scenarios/incast_dumbbell.toml -o out/demo --plot out/demo/queue_fct.png
+
+# The PyO3 cdylib links against Python only when loaded, so it has no Rust test binary.
+test: setup
+	cargo test --release --workspace --exclude fanin-py
+	$(BIN)/python -m pytest -q tests
+
+bench: setup
+	$(BIN)/fanin bench
+
+clean:
+	rm -rf $(VENV) out $(EXT)

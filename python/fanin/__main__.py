@@ -1,0 +1,5 @@
+"""`python -m fanin` is the `fanin` command."""
+
+from fanin.cli import main
+
+main()

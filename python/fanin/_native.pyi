@@ -1,0 +1,31 @@
+"""Typed stubs for the native extension (crates/py)."""
+
+from collections.abc import Callable
+
+class ScenarioError(ValueError):
+    """args = (message_line, path, allowed)."""
+
+    args: tuple[str, str, list[str]]
+
+Column = tuple[str, str, bytes | list[str]]
+"""(name, dtype, data): dtype in u8, i8, u4, f8 (little-endian bytes), bool (bytes of 0/1), str (list)."""
+
+def validate(toml: str, search_dirs: list[str]) -> dict[str, str | int]:
+    """Parses and builds the scenario; returns {"name": str, "seed": int}. Raises ScenarioError."""
+
+def run(
+    toml: str,
+    search_dirs: list[str],
+    progress: Callable[[int, int | None], None] | None = None,
+    progress_every_ps: int = 0,
+) -> tuple[dict[str, list[Column]], dict[str, float]]:
+    """Runs the scenario with the GIL released; returns (tables, summary).
+
+    summary holds the engine's scalars plus wall_s (seconds in the run loop, unless the
+    engine reports it) and setup_wall_s (parsing and building).
+
+    Raises ScenarioError for a bad scenario, RuntimeError("internal error: ...") if the
+    engine fails an internal invariant, KeyboardInterrupt on Ctrl-C (checked between chunks).
+    """
+
+def version() -> str: ...

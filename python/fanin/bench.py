@@ -1,0 +1,221 @@
+"""`fanin bench`: three fixed scenarios, each timed in a fresh process.
+
+(a) 64-to-1 DCTCP incast, 1 MB per sender, 10 Gbit/s star; (b) k = 8 fat-tree permutation,
+5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms. The scenarios are the TOML files
+in ``fanin/bench/``. Wall time is the run loop's (the engine's ``wall_s`` when it reports
+one); peak memory is the child process's maximum resident set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+BENCH_DIR = Path(__file__).resolve().parent / "bench"
+PEAK_LIMIT_MB = 1024.0
+
+
+@dataclass(frozen=True)
+class Case:
+    key: str
+    file: str
+    label: str
+    what: str
+    min_mhops_per_s: float
+
+
+CASES: dict[str, Case] = {
+    c.key: c
+    for c in (
+        Case("a", "a_incast64.toml", "incast 64:1", "64-to-1 DCTCP incast, 1 MB each, 10G star", 15.0),
+        Case("b", "b_fattree8.toml", "fat-tree k=8", "k=8 fat-tree permutation, 5 ms", 15.0),
+        Case("c", "c_fattree16.toml", "fat-tree k=16", "k=16 fat-tree permutation (1024 flows), 2 ms", 10.0),
+    )
+}
+
+
+# ---------------------------------------------------------------- child process
+
+
+def child(path: str) -> dict[str, Any]:
+    """Runs one scenario in this process; what the parent prints about it."""
+    from fanin.run import run
+
+    results = run(path)
+    incasts = results.tables.get("incasts")
+    ict = max(incasts.column("ict_ps").to_pylist(), default=None) if incasts is not None else None
+    return {
+        "summary": results.summary,
+        "ict_ps": ict,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,  # KiB on Linux
+    }
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    """Runs ``case`` in a fresh interpreter, so peak memory is the scenario's own."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "fanin.bench", str(BENCH_DIR / case.file)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RuntimeError(f"bench ({case.key}) failed: {last}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+# ---------------------------------------------------------------- report
+
+
+def _num(v: float | None, spec: str = ",.0f") -> str:
+    return "-" if v is None else f"{v:{spec}}"
+
+
+def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
+    caption = "; ".join(f"({c.key}) {c.what}: >= {c.min_mhops_per_s:g} Mhops/s" for c, _ in rows)
+    t = Table(
+        title="fanin bench",
+        caption=f"{caption}; all: peak < {PEAK_LIMIT_MB:.0f} MB",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for i, col in enumerate(("scenario", "wall s", "Mevents", "Mev/s", "Mhops", "Mhops/s", "peak MB", "")):
+        t.add_column(col, justify="left" if i in (0, 7) else "right", no_wrap=True)
+    for case, r in rows:
+        s = r["summary"]
+        wall, events, hops = s.get("wall_s"), s.get("events"), s.get("packet_hops")
+        rate = hops / wall / 1e6 if hops is not None and wall else None
+        ok = rate is not None and rate >= case.min_mhops_per_s and r["peak_mb"] < PEAK_LIMIT_MB
+        t.add_row(
+            f"({case.key}) {case.label}",
+            _num(wall, ".3f"),
+            _num(events / 1e6 if events is not None else None, ".2f"),
+            _num(events / wall / 1e6 if events is not None and wall else None, ".1f"),
+            _num(hops / 1e6 if hops is not None else None, ".2f"),
+            _num(rate, ".1f"),
+            _num(r["peak_mb"], ".0f"),
+            "[green]pass[/]" if ok else "[red]FAIL[/]",
+        )
+    return t
+
+
+# ---------------------------------------------------------------- ns-3 comparison
+
+_SCALE = {
+    "ps": 1, "ns": 10**3, "us": 10**6, "ms": 10**9, "s": 10**12,
+    "bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12,
+    "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "pkt": 1,
+}  # fmt: skip
+
+
+def _q(text: str) -> int:
+    """``"10Gbps"`` -> 10_000_000_000, ``"1us"`` -> 1_000_000 (ps), ``"65pkt"`` -> 65."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", text)
+    if m is None or m.group(2) not in _SCALE:
+        raise ValueError(f"cannot read quantity {text!r}")
+    return round(float(m.group(1)) * _SCALE[m.group(2)])
+
+
+def ns3_params(path: Path) -> dict[str, Any]:
+    """The arguments of ``run_ns3_incast`` that reproduce bench scenario (a)."""
+    d = tomllib.loads(path.read_text(encoding="utf-8"))
+    link, queue, tr, wl = d["topology"]["host_link"], d["switch"]["queue"], d["transport"], d["workload"][0]
+    return dict(
+        senders=int(wl["degree"]),
+        bytes_per_sender=_q(wl["bytes_per_sender"]),
+        rate_bps=_q(link["rate"]),
+        link_delay_ps=_q(link["delay"]),
+        ecn_threshold_pkts=_q(queue["marking"]["threshold"]),
+        buffer_pkts=_q(queue["limit"]),
+        mtu=_q(tr["mtu"]),
+        min_rto_ps=_q(tr["min_rto"]),
+        init_cwnd_pkts=_q(tr["init_cwnd"]),
+        dctcp_g=1 / 16,
+        seed=int(d.get("seed", 1)),
+    )
+
+
+NS3_HINT = "install it with: pip install 'fanin[ns3]'"
+
+
+def compare_ns3(fanin_a: dict[str, Any], console: Console) -> None:
+    """Runs scenario (a) in ns-3 and prints both incast completion times and speeds."""
+    try:
+        from fanin.crosscheck import ns3_incast  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        console.print(
+            f"[yellow]ns-3 comparison unavailable (fanin.crosscheck.ns3_incast is missing); {escape(NS3_HINT)}[/]"
+        )
+        return
+    if not ns3_incast.available():
+        console.print(f"[yellow]ns-3 comparison unavailable (ns-3 is not installed); {escape(NS3_HINT)}[/]")
+        return
+    r = ns3_incast.run_ns3_incast(**ns3_params(BENCH_DIR / CASES["a"].file))
+    ict_f, wall_f = fanin_a["ict_ps"], fanin_a["summary"].get("wall_s")
+    t = Table(title=f"(a) fanin vs ns-3 {r.ns3_version}")
+    for col in ("", "fanin", "ns-3"):
+        t.add_column(col, justify="left" if not col else "right")
+    t.add_row("incast completion (ms)", _num(ict_f / 1e9 if ict_f else None, ".3f"), f"{r.ict_ps / 1e9:.3f}")
+    if ict_f:
+        t.add_row("relative difference", f"{(ict_f - r.ict_ps) / r.ict_ps:+.1%}", "")
+    t.add_row("run-loop wall time (s)", _num(wall_f, ".3f"), f"{r.run_wall_s:.3f}")
+    if wall_f:
+        t.add_row("speed ratio (ns-3 time / fanin time)", f"{r.run_wall_s / wall_f:.1f}x", "")
+    t.add_row("drops / marks", f"{fanin_a['summary'].get('drops', '-')} / {fanin_a['summary'].get('marks', '-')}",
+              f"{r.drops} / {r.marks}")  # fmt: skip
+    console.print(t)
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def main(
+    *,
+    only: str | None = None,
+    compare: str | None = None,
+    console: Console | None = None,
+    fail: Callable[[str], NoReturn] | None = None,
+) -> list[tuple[Case, dict[str, Any]]]:
+    """Runs the selected cases (default all) and prints the table; returns the raw rows."""
+    console = console or Console()
+    keys = [k.strip() for k in only.split(",")] if only else list(CASES)
+    bad = [k for k in keys if k not in CASES]
+    if compare is not None and compare != "ns3":
+        raise _bad(fail, f"--compare: unknown simulator {compare!r} (allowed: ns3)")
+    if bad:
+        raise _bad(fail, f"--only: unknown scenario {', '.join(bad)} (allowed: {', '.join(CASES)})")
+    if compare == "ns3" and "a" not in keys:
+        keys.insert(0, "a")
+    rows = []
+    for key in keys:
+        case = CASES[key]
+        with console.status(f"running ({key}) {case.what} ..."):
+            rows.append((case, run_case(case)))
+    console.print(speed_table(rows))
+    if compare == "ns3":
+        compare_ns3(dict(rows)[CASES["a"]], console)
+    return rows
+
+
+def _bad(fail: Callable[[str], NoReturn] | None, message: str) -> Exception:
+    if fail is not None:
+        fail(message)
+    return ValueError(message)
+
+
+if __name__ == "__main__":
+    print(json.dumps(child(sys.argv[1])))

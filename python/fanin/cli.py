@@ -1,0 +1,140 @@
+"""`fanin`: a thin command-line shell over the Python API."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fanin import __version__
+from fanin._fs import check_replaceable
+from fanin.errors import ScenarioError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="fanin: a fast, deterministic packet-level incast simulator.",
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One red line on stderr, then exit: no traceback."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turns what a user can get wrong into one line and exit code 2."""
+    try:
+        yield
+    except typer.Exit:  # a RuntimeError subclass: let it through untouched
+        raise
+    except ScenarioError as e:
+        fail(str(e))
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
+        fail(str(e) if not e.filename else f"{e.strerror or e}: {e.filename}")
+    except RuntimeError as e:  # an engine invariant failed: still no trace, but not exit 2
+        fail(str(e), code=1)
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)
+
+
+def _fmt(value: float | None, spec: str = ",.0f", unit: str = "") -> str:
+    return "-" if value is None else f"{value:{spec}}{unit}"
+
+
+def summary_table(h: dict[str, float | None]) -> Table:
+    t = Table(show_header=False, box=None, padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    rows: list[tuple[str, str]] = [
+        ("flows", f"{_fmt(h['flows'])} ({_fmt(h['flows_completed'])} completed)"),
+        ("FCT mean / p99", f"{_fmt(h['fct_mean_ms'], '.3f')} / {_fmt(h['fct_p99_ms'], '.3f')} ms"),
+        ("slowdown mean / p99", f"{_fmt(h['slowdown_mean'], '.2f')} / {_fmt(h['slowdown_p99'], '.2f')}"),
+    ]
+    if h["incasts"]:
+        rows.append(
+            (
+                "incast completion mean / max",
+                f"{_fmt(h['ict_mean_ms'], '.3f')} / {_fmt(h['ict_max_ms'], '.3f')} ms"
+                f" (ideal {_fmt(h['ideal_ict_mean_ms'], '.3f')} ms, {_fmt(h['incasts'])} incasts)",
+            )
+        )
+    rows += [
+        ("drops / ECN marks", f"{_fmt(h['drops'])} / {_fmt(h['marks'])}"),
+        ("events", _fmt(h["events"])),
+        ("packet-hops", _fmt(h["packet_hops"])),
+        ("wall time", _fmt(h["wall_s"], ".3f", " s")),
+        ("speed", _fmt(h["mpkt_hops_per_s"], ".2f", " M packet-hops/s")),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    return t
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Annotated[Path, typer.Argument(help="scenario TOML file")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="result directory (Parquet + manifest.json)")],
+    seed: Annotated[int | None, typer.Option(help="override the scenario's seed")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar, no summary")] = False,
+    plot: Annotated[Path | None, typer.Option(help="also write the queue + FCT figure to this PNG")] = None,
+) -> None:
+    """Run a scenario and write its results to a directory."""
+    from fanin.results import headline
+    from fanin.run import run
+
+    with user_errors():
+        check_replaceable(output)  # before a long run, not after it
+        results = run(scenario, progress=not quiet, seed=seed)
+        results.to_parquet(output)
+        if plot is not None:
+            from fanin.plot import queue_and_fct
+
+            queue_and_fct(results, plot)
+    if not quiet:
+        out.print(summary_table(headline(results)))
+        out.print(f"results: {escape(str(output))}" + (f", figure: {escape(str(plot))}" if plot else ""))
+
+
+@app.command()
+def validate(scenario: Annotated[Path, typer.Argument(help="scenario TOML file")]) -> None:
+    """Check a scenario without running it."""
+    from fanin.scenario import Scenario
+
+    with user_errors():
+        info = Scenario.load(scenario).validate()
+    out.print(f"ok: {escape(str(info['name']))}")
+
+
+@app.command()
+def bench(
+    compare: Annotated[str | None, typer.Option(help="also run scenario (a) in another simulator: ns3")] = None,
+    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c")] = None,
+) -> None:
+    """Time the three fixed benchmark scenarios, each in a fresh process."""
+    from fanin import bench as b
+
+    with user_errors():
+        b.main(only=only, compare=compare, console=out, fail=fail)
+
+
+@app.command()
+def version() -> None:
+    """Print fanin's version."""
+    out.print(f"fanin {__version__}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    app(args=argv if argv is not None else sys.argv[1:], prog_name="fanin")

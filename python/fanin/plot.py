@@ -1,0 +1,94 @@
+"""Standard figures (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from fanin._fs import atomic_write_bytes
+from fanin.results import Results
+
+
+def _time_axis(t_ps: np.ndarray) -> tuple[np.ndarray, str]:
+    span = float(t_ps.max()) if t_ps.size else 0.0
+    if span >= 5e9:  # >= 5 ms: milliseconds
+        return t_ps / 1e9, "time (ms)"
+    return t_ps / 1e6, "time (µs)"
+
+
+def queue_and_fct(results: Results, path: str | os.PathLike[str]) -> Path:
+    """Two panels: bottleneck queue depth over time, and per-flow FCT next to the ideal FCT.
+
+    The queue panel draws every port in the ``queues`` table (KB, with the packet count on
+    the right axis when one port is recorded); the FCT panel draws completed flows in
+    flow-id order. Written atomically as PNG; returns the path.
+    """
+    queues, flows = results.queues, results.flows
+    fig, (ax_q, ax_f) = plt.subplots(2, 1, figsize=(9, 7), constrained_layout=True)
+    title = results.manifest.get("name", "")
+    seed = results.manifest.get("seed")
+    fig.suptitle(f"{title} (seed {seed})" if seed is not None else title)
+
+    if len(queues):
+        ports = list(dict.fromkeys(queues["port_name"]))
+        for port in ports[:8]:
+            q = queues[queues["port_name"] == port]
+            x, xlabel = _time_axis(q["time_ps"].to_numpy(dtype=np.float64))
+            ax_q.step(x, q["bytes"].to_numpy(dtype=np.float64) / 1e3, where="post", label=port, lw=1)
+        if len(ports) == 1:
+            pk = ax_q.secondary_yaxis(
+                "right", functions=(lambda kb: kb * 1e3 / _mtu(results), lambda p: p * _mtu(results) / 1e3)
+            )
+            pk.set_ylabel(f"queue depth ({_mtu(results)} B packets)")
+        if len(ports) > 1:
+            ax_q.legend(fontsize="small", title="port" if len(ports) <= 8 else f"first 8 of {len(ports)} ports")
+        ax_q.set_xlabel(xlabel)
+        ax_q.set_ylabel("queue depth (KB)")
+        ax_q.set_title("bottleneck queue")
+        ax_q.grid(alpha=0.3)
+    else:
+        ax_q.text(0.5, 0.5, "no queue series recorded\n([record] queues = ...)", ha="center", va="center")
+        ax_q.set_axis_off()
+
+    done = flows[flows["completed"]] if len(flows) else flows
+    if len(done):
+        done = done.sort_values("flow_id")
+        x = np.arange(len(done))
+        marker = "o" if len(done) <= 200 else "."
+        ax_f.plot(x, done["fct_ps"].to_numpy(dtype=np.float64) / 1e9, marker, ms=4, label="FCT")
+        ax_f.plot(x, done["ideal_fct_ps"].to_numpy(dtype=np.float64) / 1e9, "_", ms=8, color="k", label="ideal FCT")
+        ax_f.set_xlabel("flow (in flow-id order)")
+        ax_f.set_ylabel("flow completion time (ms)")
+        missing = len(flows) - len(done)
+        ax_f.set_title("per-flow FCT" + (f" ({missing} flows did not complete)" if missing else ""))
+        ax_f.set_ylim(bottom=0)
+        ax_f.legend(fontsize="small")
+        ax_f.grid(alpha=0.3)
+    else:
+        ax_f.text(0.5, 0.5, "no completed flows recorded", ha="center", va="center")
+        ax_f.set_axis_off()
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+    return Path(path)
+
+
+def _mtu(results: Results) -> int:
+    """The scenario's MTU in bytes (1500 if it is not written plainly in bytes)."""
+    import tomllib
+
+    try:
+        mtu = tomllib.loads(results.manifest.get("scenario", "")).get("transport", {}).get("mtu", "1500B")
+        return int(str(mtu).removesuffix("B"))
+    except (ValueError, tomllib.TOMLDecodeError):
+        return 1500

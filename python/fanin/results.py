@@ -1,0 +1,266 @@
+"""What a run produced: Arrow tables, DataFrames, Parquet on disk (schema: docs/results.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fanin._fs import MANIFEST, atomic_dir
+
+TIMING = "timing.json"
+
+_U64, _I64, _U32, _F64, _BOOL, _STR = pa.uint64(), pa.int64(), pa.uint32(), pa.float64(), pa.bool_(), pa.string()
+
+SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
+    "flows": [
+        ("flow_id", _U64),
+        ("src", _U32),
+        ("dst", _U32),
+        ("src_name", _STR),
+        ("dst_name", _STR),
+        ("size_bytes", _U64),
+        ("start_ps", _U64),
+        ("recv_done_ps", _U64),
+        ("finish_ps", _U64),
+        ("fct_ps", _U64),
+        ("ideal_fct_ps", _U64),
+        ("slowdown", _F64),
+        ("retx_bytes", _U64),
+        ("timeouts", _U64),
+        ("incast_id", _I64),
+        ("completed", _BOOL),
+    ],
+    "incasts": [
+        ("incast_id", _I64),
+        ("workload", _U32),
+        ("burst", _U32),
+        ("degree", _U32),
+        ("receiver", _U32),
+        ("bytes_per_sender", _U64),
+        ("first_start_ps", _U64),
+        ("last_finish_ps", _U64),
+        ("ict_ps", _U64),
+        ("ideal_ict_ps", _U64),
+        ("completed", _BOOL),
+    ],
+    "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64)],
+    "hosts": [
+        ("host", _U32),
+        ("host_name", _STR),
+        ("bin_start_ps", _U64),
+        ("ingress_bytes", _U64),
+        ("egress_bytes", _U64),
+        ("in_rxmit_bytes", _U64),
+        ("out_rxmit_bytes", _U64),
+        ("in_ce_bytes", _U64),
+        ("connections", _U64),
+    ],
+    "ports": [
+        ("port", _U32),
+        ("port_name", _STR),
+        ("rate_bps", _U64),
+        ("enqueued_bytes", _U64),
+        ("enqueued_pkts", _U64),
+        ("dropped_bytes", _U64),
+        ("dropped_pkts", _U64),
+        ("marked_bytes", _U64),
+        ("marked_pkts", _U64),
+        ("max_queue_bytes", _U64),
+    ],
+}
+"""The documented columns of the standard tables; the engine may add more."""
+
+_ARROW_TYPES: dict[str, pa.DataType] = {"u8": _U64, "i8": _I64, "u4": _U32, "f8": _F64}
+
+# Fixed writer options: the same table gives the same bytes (no timestamps are written).
+_PARQUET_OPTIONS: dict[str, Any] = dict(
+    compression="zstd",
+    compression_level=3,
+    use_dictionary=True,
+    write_statistics=True,
+    version="2.6",
+    data_page_version="1.0",
+    row_group_size=1 << 20,
+    store_schema=True,
+    write_page_index=False,
+)
+
+
+def is_timing(name: str) -> bool:
+    """Summary scalars that measure the machine, not the simulation (they vary run to run)."""
+    return "wall" in name or name.endswith("_per_s")
+
+
+def column_to_arrow(dtype: str, data: bytes | Sequence[str]) -> pa.Array:
+    """One native column (see ``fanin._native.run``) as an Arrow array."""
+    if dtype in _ARROW_TYPES:
+        assert isinstance(data, bytes)
+        typ = _ARROW_TYPES[dtype]
+        n = len(data) // (typ.bit_width // 8)
+        return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(data)])  # no copy
+    if dtype == "bool":
+        assert isinstance(data, bytes)
+        return pa.array(np.frombuffer(data, dtype=np.uint8).astype(np.bool_), type=_BOOL)
+    if dtype == "str":
+        return pa.array(list(data), type=_STR)
+    raise ValueError(f"unknown column dtype {dtype!r} from the engine")
+
+
+def empty_table(name: str) -> pa.Table:
+    """A table with the documented columns of ``name`` and no rows."""
+    return pa.table({c: pa.array([], type=t) for c, t in SCHEMAS.get(name, [])})
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Results:
+    """The tables, summary scalars and manifest of one run.
+
+    ``flows``, ``incasts``, ``queues``, ``hosts`` and ``ports`` are pandas DataFrames (a fresh
+    one per access; empty with the documented columns when the run did not record that
+    table). ``tables`` holds the Arrow tables the engine returned.
+    """
+
+    def __init__(self, tables: Mapping[str, pa.Table], summary: Mapping[str, float], manifest: Mapping[str, Any]):
+        self.tables: dict[str, pa.Table] = dict(tables)
+        self.summary: dict[str, float] = dict(summary)
+        self.manifest: dict[str, Any] = dict(manifest)
+
+    @classmethod
+    def from_native(
+        cls,
+        tables: Mapping[str, Sequence[tuple[str, str, bytes | Sequence[str]]]],
+        summary: Mapping[str, float],
+        manifest: Mapping[str, Any],
+    ) -> Results:
+        arrow = {
+            name: pa.table({col: column_to_arrow(dtype, data) for col, dtype, data in cols})
+            for name, cols in tables.items()
+            if cols  # a table without columns was not recorded
+        }
+        return cls(arrow, summary, manifest)
+
+    # ------------------------------------------------------------ DataFrames
+
+    def table(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame (empty with the documented columns if absent)."""
+        t = self.tables.get(name)
+        frame: pd.DataFrame = (t if t is not None else empty_table(name)).to_pandas()
+        return frame
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.table("flows")
+
+    @property
+    def incasts(self) -> pd.DataFrame:
+        return self.table("incasts")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        return self.table("queues")
+
+    @property
+    def hosts(self) -> pd.DataFrame:
+        return self.table("hosts")
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return self.table("ports")
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{n}={t.num_rows}" for n, t in self.tables.items())
+        return f"Results({self.manifest.get('name')!r}, seed={self.manifest.get('seed')}, {rows})"
+
+    # ------------------------------------------------------------ Parquet
+
+    def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
+        """Writes ``<table>.parquet`` per table, ``manifest.json`` and ``timing.json``.
+
+        The directory appears whole or not at all; an existing result there is replaced.
+        Everything but ``timing.json`` (wall-clock measurements) is byte-identical for the
+        same scenario and seed.
+        """
+        target = Path(directory)
+        with atomic_dir(target) as tmp:
+            files: dict[str, str] = {}
+            for name in sorted(self.tables):
+                path = tmp / f"{name}.parquet"
+                pq.write_table(self.tables[name], path, **_PARQUET_OPTIONS)
+                files[path.name] = _sha256(path)
+            manifest = dict(self.manifest)
+            manifest["summary"] = {k: v for k, v in sorted(self.summary.items()) if not is_timing(k)}
+            manifest["files"] = files
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            timing = {k: v for k, v in sorted(self.summary.items()) if is_timing(k)}
+            (tmp / TIMING).write_text(json.dumps(timing, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        self.manifest = manifest
+        return target
+
+    @classmethod
+    def from_parquet(cls, directory: str | os.PathLike[str], *, verify: bool = True) -> Results:
+        """Loads a directory written by :meth:`to_parquet` (checking file hashes if ``verify``)."""
+        d = Path(directory)
+        manifest = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
+        tables: dict[str, pa.Table] = {}
+        for file, digest in manifest.get("files", {}).items():
+            path = d / file
+            if verify and _sha256(path) != digest:
+                raise ValueError(f"{path}: content does not match the manifest's sha256")
+            tables[Path(file).stem] = pq.read_table(path)
+        summary = dict(manifest.get("summary", {}))
+        if (d / TIMING).is_file():
+            summary.update(json.loads((d / TIMING).read_text(encoding="utf-8")))
+        return cls(tables, summary, manifest)
+
+
+def headline(results: Results) -> dict[str, float | None]:
+    """The numbers `fanin run` prints: flow and incast completion, drops, marks, speed.
+
+    Times are in milliseconds; a statistic with nothing to describe is None.
+    """
+    flows, incasts, s = results.flows, results.incasts, results.summary
+    done = flows[flows["completed"]] if len(flows) else flows
+
+    def stat(values: pd.Series, q: float | None, scale: float = 1.0) -> float | None:
+        if not len(values):
+            return None
+        v = values.to_numpy(dtype=np.float64) / scale
+        return float(v.mean()) if q is None else float(np.quantile(v, q))
+
+    ict = incasts[incasts["completed"]]["ict_ps"] if len(incasts) else incasts["ict_ps"]
+    wall = s.get("wall_s")
+    hops = s.get("packet_hops")
+    return {
+        "flows": float(len(flows)) if len(flows) else s.get("flows"),
+        "flows_completed": float(len(done)) if len(flows) else s.get("flows_completed"),
+        "fct_mean_ms": stat(done["fct_ps"], None, 1e9),
+        "fct_p99_ms": stat(done["fct_ps"], 0.99, 1e9),
+        "slowdown_mean": stat(done["slowdown"], None),
+        "slowdown_p99": stat(done["slowdown"], 0.99),
+        "incasts": float(len(incasts)),
+        "ict_mean_ms": stat(ict, None, 1e9),
+        "ict_max_ms": stat(ict, 1.0, 1e9),
+        "ideal_ict_mean_ms": stat(incasts["ideal_ict_ps"], None, 1e9),
+        "drops": s.get("drops"),
+        "marks": s.get("marks"),
+        "events": s.get("events"),
+        "packet_hops": hops,
+        "wall_s": wall,
+        "mpkt_hops_per_s": hops / wall / 1e6 if hops is not None and wall else None,
+    }

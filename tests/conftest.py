@@ -1,0 +1,55 @@
+"""Shared scenarios for the Python tests: small, so the suite stays fast on the real engine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "scenarios" / "incast_dumbbell.toml"
+
+
+def small_incast_dict() -> dict[str, Any]:
+    """8-to-1 DCTCP incast, 64 KB each, flows + bottleneck queue recorded."""
+    return {
+        "name": "test-small-incast",
+        "seed": 1,
+        "topology": {"kind": "dumbbell", "senders": 8, "host_link": {"rate": "10Gbps", "delay": "1us"}},
+        "switch": {"queue": {"limit": "1000pkt", "marking": {"kind": "step", "threshold": "65pkt"}}},
+        "transport": {"cc": "dctcp", "mtu": "1500B", "min_rto": "200us", "init_cwnd": "10pkt"},
+        "workload": [{"kind": "incast", "degree": 8, "bytes_per_sender": "64KB", "start": "0s"}],
+        "record": {"flows": True, "queues": {"ports": "bottleneck", "interval": "1us"}},
+    }
+
+
+def small_fat_tree_dict() -> dict[str, Any]:
+    """k = 4 fat-tree, permutation of 16 flows of 200 KB: ECMP makes the seed matter."""
+    link = {"rate": "10Gbps", "delay": "1us"}
+    return {
+        "name": "test-fat-tree-k4",
+        "seed": 1,
+        "topology": {"kind": "fat_tree", "k": 4, "host_link": link, "fabric_link": link},
+        "switch": {"queue": {"limit": "1000pkt", "marking": {"kind": "step", "threshold": "65pkt"}}},
+        "transport": {"cc": "dctcp"},
+        "workload": [{"kind": "permutation", "bytes": "200KB", "start": "0s"}],
+        "record": {"flows": True},
+    }
+
+
+@pytest.fixture
+def small_incast() -> dict[str, Any]:
+    return small_incast_dict()
+
+
+@pytest.fixture
+def small_fat_tree() -> dict[str, Any]:
+    return small_fat_tree_dict()
+
+
+def fanin_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the `fanin` command in a fresh interpreter (as a user would)."""
+    return subprocess.run([sys.executable, "-m", "fanin", *args], capture_output=True, text=True, cwd=cwd, timeout=600)

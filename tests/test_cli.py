@@ -1,0 +1,100 @@
+"""The `fanin` command: results on success; one line, exit 2, nothing written on error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from conftest import DEMO, ROOT, fanin_cli
+from fanin import Scenario
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+def assert_one_clean_line(stderr: str) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and "panicked" not in stderr
+
+
+def test_validate_ok() -> None:
+    r = fanin_cli("validate", str(DEMO))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok: incast-dumbbell"
+
+
+def test_validate_bad_cc(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    small_incast["transport"]["cc"] = "warp-speed"
+    r = fanin_cli("validate", str(write(tmp_path / "bad.toml", small_incast)))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+    assert "transport.cc" in r.stderr and "dctcp" in r.stderr
+
+
+def test_validate_missing_file_and_bad_toml(tmp_path: Path) -> None:
+    r = fanin_cli("validate", str(tmp_path / "nope.toml"))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+    (tmp_path / "broken.toml").write_text("name = [\n")
+    r = fanin_cli("validate", str(tmp_path / "broken.toml"))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+
+
+def test_run_writes_results_and_plot(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    scenario = write(tmp_path / "s.toml", small_incast)
+    out = tmp_path / "out" / "res"
+    r = fanin_cli("run", str(scenario), "-o", str(out), "--plot", str(tmp_path / "fig.png"))
+    assert r.returncode == 0, r.stderr
+    names = {p.name for p in out.iterdir()}
+    assert {"flows.parquet", "incasts.parquet", "queues.parquet", "manifest.json"} <= names
+    assert (tmp_path / "fig.png").stat().st_size > 0
+    assert "flows" in r.stdout and "packet-hops" in r.stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert Scenario.from_toml(manifest["scenario"]) == Scenario.load(scenario)
+
+
+def test_run_seed_override_and_quiet(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    scenario = write(tmp_path / "s.toml", small_incast)
+    r = fanin_cli("run", str(scenario), "-o", str(tmp_path / "res"), "--seed", "5", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    assert '"seed": 5' in (tmp_path / "res" / "manifest.json").read_text()
+
+
+def test_run_bad_scenario_writes_nothing(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    small_incast["workload"][0]["degree"] = 10_000
+    scenario = write(tmp_path / "bad.toml", small_incast)
+    out = tmp_path / "out" / "res"
+    r = fanin_cli("run", str(scenario), "-o", str(out), "--plot", str(tmp_path / "fig.png"))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+    assert "workload[0]" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_run_refuses_a_foreign_output_dir(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    r = fanin_cli("run", str(DEMO), "-o", str(tmp_path))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_version_and_help() -> None:
+    r = fanin_cli("version")
+    assert r.returncode == 0 and r.stdout.startswith("fanin ")
+    r = fanin_cli("--help", cwd=ROOT)
+    assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout
+
+
+def test_bench_rejects_unknown_names() -> None:
+    r = fanin_cli("bench", "--only", "a,zz")
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)

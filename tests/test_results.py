@@ -1,0 +1,126 @@
+"""Results: DataFrames, Parquet on disk, manifest, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fanin
+from fanin import Results, Scenario
+from fanin.results import SCHEMAS
+from fanin.run import scenario_hash
+
+EXPECTED_DTYPES = {
+    "flow_id": np.uint64, "src": np.uint32, "dst": np.uint32, "size_bytes": np.uint64,
+    "start_ps": np.uint64, "fct_ps": np.uint64, "ideal_fct_ps": np.uint64, "slowdown": np.float64,
+    "retx_bytes": np.uint64, "timeouts": np.uint64, "incast_id": np.int64, "completed": np.bool_,
+}  # fmt: skip
+
+
+def test_flows_columns_and_dtypes(small_incast: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(small_incast))
+    flows = r.flows
+    assert len(flows) == 8
+    for col, _ in SCHEMAS["flows"]:
+        assert col in flows.columns, col
+    for col, dtype in EXPECTED_DTYPES.items():
+        assert flows[col].dtype == dtype, (col, flows[col].dtype)
+    assert pd.api.types.is_string_dtype(flows["src_name"]) or flows["src_name"].dtype == object
+    assert flows["flow_id"].is_unique
+    assert flows["completed"].all()
+    assert (flows["fct_ps"] >= flows["ideal_fct_ps"]).all()
+    assert (flows["incast_id"] >= 0).all()
+    assert len(r.incasts) == 1 and r.incasts["degree"].iloc[0] == 8
+    assert len(r.queues) > 0
+    assert set(r.queues.columns) >= {c for c, _ in SCHEMAS["queues"]}
+    assert r.summary["flows"] == 8 and r.summary["flows_completed"] == 8
+    assert r.manifest["name"] == "test-small-incast" and r.manifest["seed"] == 1
+
+
+def test_absent_tables_are_empty_with_their_columns(small_incast: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(small_incast))  # records no host counters
+    assert "hosts" not in r.tables
+    hosts = r.hosts
+    assert len(hosts) == 0
+    assert list(hosts.columns) == [c for c, _ in SCHEMAS["hosts"]]
+    assert hosts["ingress_bytes"].dtype == np.uint64
+
+
+def test_parquet_round_trip_and_manifest(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    s = Scenario.from_dict(small_incast)
+    r = fanin.run(s)
+    out = r.to_parquet(tmp_path / "res")
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted([f"{t}.parquet" for t in r.tables] + ["manifest.json", "timing.json"])
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["scenario"] == s.to_toml()
+    assert m["name"] == "test-small-incast" and m["seed"] == 1
+    assert m["fanin_version"] == fanin.__version__
+    assert m["scenario_sha256"] == scenario_hash(s.to_toml(), 1)
+    for file, digest in m["files"].items():
+        assert hashlib.sha256((out / file).read_bytes()).hexdigest() == digest
+    assert "wall_s" not in m["summary"] and m["summary"]["flows"] == 8
+    back = Results.from_parquet(out)
+    assert set(back.tables) == set(r.tables)
+    for name in r.tables:
+        assert back.tables[name].equals(r.tables[name]), name
+    pd.testing.assert_frame_equal(back.flows, r.flows)
+    assert back.summary == r.summary
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]  # no temporaries left
+
+
+def test_from_parquet_detects_a_changed_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    out = fanin.run(Scenario.from_dict(small_incast)).to_parquet(tmp_path / "res")
+    (out / "flows.parquet").write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match="sha256"):
+        Results.from_parquet(out)
+
+
+def test_same_seed_gives_byte_identical_files(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    small_incast["record"]["hosts"] = {"bin": "10us"}
+    s = Scenario.from_dict(small_incast)
+    a = fanin.run(s).to_parquet(tmp_path / "a")
+    b = fanin.run(s).to_parquet(tmp_path / "b")
+    files = sorted(p.name for p in a.iterdir() if p.name != "timing.json")
+    assert "flows.parquet" in files and "hosts.parquet" in files and "manifest.json" in files
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_different_seed_gives_different_flows(small_fat_tree: dict[str, Any]) -> None:
+    s = Scenario.from_dict(small_fat_tree)
+    one = fanin.run(s).flows
+    two = fanin.run(s, seed=2).flows
+    assert fanin.run(s, seed=1).flows.equals(one)
+    cols = ["src", "dst", "fct_ps"]
+    assert not one[cols].equals(two[cols])
+
+
+def test_rewrite_replaces_a_result_but_never_a_foreign_dir(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(small_incast))
+    target = tmp_path / "res"
+    r.to_parquet(target)
+    r.to_parquet(target)  # an earlier result is replaced
+    assert (target / "manifest.json").is_file()
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    with pytest.raises(FileExistsError):
+        r.to_parquet(foreign)
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "res"]
+
+
+def test_plot(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    from fanin.plot import queue_and_fct
+
+    r = fanin.run(Scenario.from_dict(small_incast))
+    png = queue_and_fct(r, tmp_path / "fig" / "q.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size > 10_000
