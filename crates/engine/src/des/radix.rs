@@ -12,6 +12,8 @@ pub struct RadixHeap<T> {
     /// Read position in bucket 0, which is consumed front to back.
     head: usize,
     buckets: Vec<Vec<(u64, T)>>,
+    /// The smallest key in each bucket, kept on push so a refill needs no search.
+    mins: [u64; 65],
 }
 
 #[inline(always)]
@@ -27,7 +29,7 @@ impl<T: Copy> Default for RadixHeap<T> {
 
 impl<T: Copy> RadixHeap<T> {
     pub fn new() -> Self {
-        RadixHeap { last: 0, len: 0, head: 0, buckets: (0..65).map(|_| Vec::new()).collect() }
+        RadixHeap { last: 0, len: 0, head: 0, buckets: (0..65).map(|_| Vec::new()).collect(), mins: [u64::MAX; 65] }
     }
 
     pub fn len(&self) -> usize {
@@ -41,7 +43,9 @@ impl<T: Copy> RadixHeap<T> {
     #[inline(always)]
     pub fn push(&mut self, key: u64, value: T) {
         debug_assert!(key >= self.last, "radix heap keys must not decrease");
-        self.buckets[bucket_of(key, self.last)].push((key, value));
+        let b = bucket_of(key, self.last);
+        self.buckets[b].push((key, value));
+        self.mins[b] = self.mins[b].min(key);
         self.len += 1;
     }
 
@@ -84,9 +88,11 @@ impl<T: Copy> RadixHeap<T> {
         self.head = 0;
         let b = (1..65).find(|&b| !self.buckets[b].is_empty()).expect("non-empty heap");
         let mut bucket = std::mem::take(&mut self.buckets[b]);
-        self.last = bucket.iter().map(|(k, _)| *k).min().unwrap();
+        self.last = std::mem::replace(&mut self.mins[b], u64::MAX);
         for &(k, v) in &bucket {
-            self.buckets[bucket_of(k, self.last)].push((k, v));
+            let t = bucket_of(k, self.last);
+            self.buckets[t].push((k, v));
+            self.mins[t] = self.mins[t].min(k);
         }
         bucket.clear();
         self.buckets[b] = bucket;

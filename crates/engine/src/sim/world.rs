@@ -196,27 +196,31 @@ impl World {
 
     #[inline(always)]
     fn arrive(&mut self, port: PortId) {
+        let now = self.sched.now();
         let p = &mut self.ports[port.idx()];
         let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
-        let pkt = *self.pool.get(r);
-        p.wire_bytes -= pkt.wire_bytes as u64;
+        let pkt = self.pool.get(r);
+        // A switch needs three fields; copy the whole header only at a host.
+        let (dst, entropy, bytes) = (pkt.dst, pkt.entropy, pkt.wire_bytes as u64);
+        p.wire_bytes -= bytes;
         let node = p.to;
         if !p.wire.is_empty() {
             let next = self.pool.get(p.wire.head).arrive_at;
             self.sched.at(next, Event::arrival(port.0, p.wire.head));
         }
-        self.catch_up(port, self.sched.now());
+        self.catch_up(port, now);
         self.packet_hops += 1;
-        self.last_activity = self.sched.now();
+        self.last_activity = now;
         let host = self.node_host[node.idx()];
         if host == NOT_A_HOST {
             let out = match &self.fib {
-                Some(fib) => fib.select(node, pkt.dst, pkt.entropy),
-                None => self.routes.select(node, pkt.dst, pkt.entropy),
+                Some(fib) => fib.select(node, dst, entropy),
+                None => self.routes.select(node, dst, entropy),
             };
             self.enqueue(out, r);
         } else {
-            self.delivered_bytes += pkt.wire_bytes as u64;
+            self.delivered_bytes += bytes;
+            let pkt = *self.pool.get(r);
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
