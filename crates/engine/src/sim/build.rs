@@ -44,6 +44,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     if let Some(h) = host_nic.iter().position(|p| p.0 == u32::MAX) {
         return Err(ScenarioError::new("topology", format!("host {} has no link", topo.nodes[topo.hosts[h].idx()].name)));
     }
+    // How far ahead a packet's arrival is scheduled: sizes the calendar's wheel.
+    let span = topo.ports().map(|(_, p)| p.delay_ps + serialization_ps(mean_pkt, p.rate_bps)).max().unwrap_or(0);
     let queue_series = spec.record.queues.as_ref().map(|(interval, ports)| QueueSeries::new(*interval, ports.clone()));
     let host_counters = spec.record.hosts.as_ref().map(|(bin, hosts)| {
         let mut recorded = vec![false; topo.hosts.len()];
@@ -53,7 +55,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         HostCounters::new(*bin, topo.hosts.len(), recorded)
     });
     let mut world = World {
-        sched: Schedule::new(),
+        sched: Schedule::new(span),
         pool: PacketPool::default(),
         topo,
         routes,
