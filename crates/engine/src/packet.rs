@@ -41,7 +41,8 @@ pub struct Packet {
     pub seq: u64,
     /// Send timestamp of the data segment, echoed by its ACK (RTT sample, RFC 7323 style).
     pub ts: Time,
-    /// When the packet's last bit reaches the far end of the wire it is on.
+    /// On a wire: when the packet behind this one arrives (the wire's head arrival is in
+    /// its event), so finding the next arrival never touches another packet.
     pub arrive_at: Time,
     /// ACK: one SACK block `[sack_start, sack_end)`, empty when equal.
     pub sack_start: u64,

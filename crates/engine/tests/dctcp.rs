@@ -54,11 +54,11 @@ queues = {{ ports = "bottleneck", interval = "1us" }}
     assert!(!sim.run_until(half));
     let bottleneck = sim.world().topo.named_port("bottleneck").unwrap();
     let una_half: Vec<u64> = sim.world().flows.iter().map(|f| f.sender.snd_una).collect();
-    let tx_half = sim.world().ports[bottleneck.idx()].tx_bytes;
+    let tx_half = sim.world().ports[bottleneck.idx()].tx_bytes();
     assert!(sim.run_until(DURATION));
     let w = sim.world();
     let acked = w.flows.iter().zip(&una_half).map(|(f, h)| f.sender.snd_una - h).collect();
-    let tx_bytes = w.ports[bottleneck.idx()].tx_bytes - tx_half;
+    let tx_bytes = w.ports[bottleneck.idx()].tx_bytes() - tx_half;
     let timeouts = w.flows.iter().map(|f| f.sender.timeouts).sum();
     let r = sim.finish();
     let times = common::u64s(&r, "queues", "time_ps");

@@ -148,10 +148,11 @@ impl Schedule {
         self.heap.is_empty()
     }
 
-    /// The event after the one just popped, when it is already at hand (for prefetching).
+    /// The event `k` places after the next one, when it is already at hand (for
+    /// prefetching): `peek_ready(0)` is the next event.
     #[inline(always)]
-    pub fn peek_ready(&self) -> Option<Event> {
-        self.heap.peek_ahead(0)
+    pub fn peek_ready(&self, k: usize) -> Option<Event> {
+        self.heap.peek_ahead(k)
     }
 
     pub fn pending(&self) -> usize {

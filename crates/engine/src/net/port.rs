@@ -24,8 +24,6 @@ pub struct PortState {
     /// Packets started (serializing or propagating) and not yet arrived, oldest first.
     pub wire: Fifo,
     pub wire_bytes: u64,
-    pub tx_bytes: u64,
-    pub tx_pkts: u64,
 }
 
 impl PortState {
@@ -40,9 +38,16 @@ impl PortState {
             busy_until: 0,
             wire: Fifo::default(),
             wire_bytes: 0,
-            tx_bytes: 0,
-            tx_pkts: 0,
         }
+    }
+
+    /// Bytes that have started transmission: everything admitted but what still waits.
+    pub fn tx_bytes(&self) -> u64 {
+        self.queue.counters.enqueued_bytes - self.queue.backlog.bytes
+    }
+
+    pub fn tx_pkts(&self) -> u64 {
+        self.queue.counters.enqueued_pkts - self.queue.backlog.pkts
     }
 
     /// Serialization time of `bytes` at this port's rate.

@@ -26,6 +26,9 @@ fn prefetch(ptr: *const u8) {
     let _ = ptr;
 }
 
+/// How many events ahead the run loop prefetches an arrival's packet and port.
+const PREFETCH_AHEAD: usize = 1;
+
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 
 /// Byte accounting over every packet (data and ACKs) at one instant.
@@ -103,7 +106,7 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         while let Some(ev) = self.sched.pop_until(stop) {
-            if let Some(next) = self.sched.peek_ready() {
+            if let Some(next) = self.sched.peek_ready(PREFETCH_AHEAD) {
                 self.prefetch(next);
             }
             self.dispatch(ev);
@@ -147,15 +150,25 @@ impl World {
         let now = self.sched.now();
         self.catch_up(port, now);
         let p = &mut self.ports[port.idx()];
-        if p.queue.is_empty() && p.busy_until < now {
-            p.busy_until = now;
-        }
-        match p.queue.enqueue(&mut self.pool, r, now) {
+        let idle = p.queue.is_empty() && p.busy_until <= now;
+        let admission = if idle {
+            p.queue.pass_through(&mut self.pool, r, now)
+        } else {
+            p.queue.enqueue(&mut self.pool, r, now)
+        };
+        match admission {
             Admission::Dropped => {
                 self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
                 self.pool.free(r);
             }
-            Admission::Queued => self.catch_up(port, now),
+            Admission::Queued if idle => {
+                let was_empty = p.wire.is_empty();
+                let at = self.transmit(port, r, now);
+                if was_empty {
+                    self.sched.at(at, Event::arrival(port.0, r));
+                }
+            }
+            Admission::Queued => {}
         }
     }
 
@@ -167,31 +180,48 @@ impl World {
         if p.busy_until > now || p.queue.is_empty() {
             return;
         }
-        let was_empty = p.wire.is_empty();
-        let host = self.port_host[port.idx()];
-        while p.busy_until <= now {
+        let mut first = if p.wire.is_empty() { None } else { Some((0, NIL)) };
+        loop {
+            let p = &mut self.ports[port.idx()];
             let start = p.busy_until;
+            if start > now {
+                break;
+            }
             let Some(r) = p.queue.dequeue(&self.pool, start) else { break };
-            let pkt = self.pool.get_mut(r);
-            let bytes = pkt.wire_bytes as u64;
-            let end = start + p.ser_time(bytes);
-            pkt.arrive_at = end + p.delay_ps;
-            let retx = pkt.has(flags::RETX);
-            p.busy_until = end;
-            p.wire.push(&mut self.pool, r);
-            p.wire_bytes += bytes;
-            p.tx_bytes += bytes;
-            p.tx_pkts += 1;
-            if host != NOT_A_HOST {
-                if let Some(hc) = &mut self.host_counters {
-                    hc.egress(HostId(host), start, bytes, retx);
-                }
+            let at = self.transmit(port, r, start);
+            first.get_or_insert((at, r));
+        }
+        if let Some((at, r)) = first {
+            if r != NIL {
+                self.sched.at(at, Event::arrival(port.0, r));
             }
         }
-        if was_empty && !p.wire.is_empty() {
-            let at = self.pool.get(p.wire.head).arrive_at;
-            self.sched.at(at, Event::arrival(port.0, p.wire.head));
+    }
+
+    /// Serializes packet `r` on `port` from `start` and puts it on the wire; returns when it
+    /// arrives. A packet's `arrive_at` holds the arrival time of the packet behind it on the
+    /// wire, so the next arrival is known without touching the next packet.
+    #[inline(always)]
+    fn transmit(&mut self, port: PortId, r: PacketRef, start: Time) -> Time {
+        let p = &mut self.ports[port.idx()];
+        let pkt = self.pool.get(r);
+        let bytes = pkt.wire_bytes as u64;
+        let retx = pkt.has(flags::RETX);
+        let end = start + p.ser_time(bytes);
+        let at = end + p.delay_ps;
+        if p.wire.tail != NIL {
+            self.pool.get_mut(p.wire.tail).arrive_at = at;
         }
+        p.busy_until = end;
+        p.wire.push(&mut self.pool, r);
+        p.wire_bytes += bytes;
+        let host = self.port_host[port.idx()];
+        if host != NOT_A_HOST {
+            if let Some(hc) = &mut self.host_counters {
+                hc.egress(HostId(host), start, bytes, retx);
+            }
+        }
+        at
     }
 
     #[inline(always)]
@@ -204,9 +234,8 @@ impl World {
         let (dst, entropy, bytes) = (pkt.dst, pkt.entropy, pkt.wire_bytes as u64);
         p.wire_bytes -= bytes;
         let node = p.to;
-        if !p.wire.is_empty() {
-            let next = self.pool.get(p.wire.head).arrive_at;
-            self.sched.at(next, Event::arrival(port.0, p.wire.head));
+        if p.wire.head != NIL {
+            self.sched.at(pkt.arrive_at, Event::arrival(port.0, p.wire.head));
         }
         self.catch_up(port, now);
         self.packet_hops += 1;

@@ -106,12 +106,32 @@ impl Queue {
 
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
-    pub fn enqueue(
-        &mut self,
-        pool: &mut PacketPool,
-        r: PacketRef,
-        now: Time,
-    ) -> Admission {
+    pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        let admission = self.admit(pool, r, now);
+        if admission == Admission::Queued {
+            self.fifo.push(pool, r);
+            let size = pool.get(r).wire_bytes as u64;
+            self.backlog.bytes += size;
+            self.backlog.pkts += 1;
+        }
+        admission
+    }
+
+    /// Like `enqueue` followed at once by `dequeue`, for a packet that finds the queue
+    /// empty and the transmitter idle: the same marks, drops and counters, no FIFO work.
+    #[inline]
+    pub fn pass_through(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        debug_assert!(self.is_empty());
+        let admission = self.admit(pool, r, now);
+        if admission == Admission::Queued {
+            self.marking.on_idle(now);
+        }
+        admission
+    }
+
+    /// The marking and admission decision, and the counters, for one arriving packet.
+    #[inline(always)]
+    fn admit(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
         let mut verdict = self.marking.on_arrival(self.backlog, size, now);
@@ -130,14 +150,11 @@ impl Queue {
             self.counters.marked_bytes += size;
             self.counters.marked_pkts += 1;
         }
-        self.fifo.push(pool, r);
-        self.backlog.bytes += size;
-        self.backlog.pkts += 1;
         let c = &mut self.counters;
         c.enqueued_bytes += size;
         c.enqueued_pkts += 1;
-        c.max_bytes = c.max_bytes.max(self.backlog.bytes);
-        c.max_pkts = c.max_pkts.max(self.backlog.pkts);
+        c.max_bytes = c.max_bytes.max(self.backlog.bytes + size);
+        c.max_pkts = c.max_pkts.max(self.backlog.pkts + 1);
         Admission::Queued
     }
 
