@@ -58,6 +58,14 @@ impl Fib {
         Some(fib)
     }
 
+    /// Where `select` will read for `(node, dst)` (for prefetching; hosts give a harmless
+    /// out-of-range pointer that is never dereferenced).
+    #[inline(always)]
+    pub fn entry_ptr(&self, node: NodeId, dst: HostId) -> *const u8 {
+        let row = self.row_of[node.idx()] as usize;
+        self.rows.as_ptr().wrapping_add(row.wrapping_mul(self.n_hosts).wrapping_add(dst.idx())) as *const u8
+    }
+
     /// The egress port at switch `node` for a packet to `dst` with this flow entropy.
     #[inline(always)]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {

@@ -27,7 +27,7 @@ fn prefetch(ptr: *const u8) {
 }
 
 /// How many events ahead the run loop prefetches an arrival's packet and port.
-const PREFETCH_AHEAD: usize = 1;
+const PREFETCH_AHEAD: usize = 2;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 
@@ -106,8 +106,11 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         while let Some(ev) = self.sched.pop_until(stop) {
-            if let Some(next) = self.sched.peek_ready(PREFETCH_AHEAD) {
-                self.prefetch(next);
+            if let Some(later) = self.sched.peek_ready(PREFETCH_AHEAD) {
+                self.prefetch(later);
+            }
+            if let Some(next) = self.sched.peek_ready(0) {
+                self.prefetch_route(next);
             }
             self.dispatch(ev);
         }
@@ -127,6 +130,19 @@ impl World {
         if ev.kind() == EventKind::Arrive {
             prefetch(self.pool.slot_ptr(ev.index()));
             prefetch(&self.ports[ev.port() as usize] as *const PortState as *const u8);
+        }
+    }
+
+    /// For the next arrival (whose packet and port were prefetched an event ago): touches
+    /// the forwarding entry it will read.
+    #[inline(always)]
+    fn prefetch_route(&self, ev: Event) {
+        if ev.kind() == EventKind::Arrive {
+            if let Some(fib) = &self.fib {
+                let node = self.ports[ev.port() as usize].to;
+                let dst = self.pool.get(ev.index()).dst;
+                prefetch(fib.entry_ptr(node, dst));
+            }
         }
     }
 
