@@ -101,9 +101,9 @@ impl Default for Schedule {
     }
 }
 
-/// Calendar buckets of 2^12 ps (4 ns): a few events each at tens of millions of events per
+/// Calendar buckets of 2^13 ps (8 ns): a handful of events each at tens of millions of events per
 /// simulated second.
-const BUCKET_SHIFT: u32 = 12;
+const BUCKET_SHIFT: u32 = 13;
 
 impl Schedule {
     /// `span_ps`: how far ahead most events are scheduled (a packet's serialization plus its
