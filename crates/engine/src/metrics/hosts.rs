@@ -42,14 +42,13 @@ impl HostCounters {
         Some(&mut bins[i])
     }
 
-    /// The bin index a time falls in (used to count each connection once per bin).
+    /// Counts one ingress packet. `last_bin` is the connection's own record of the last bin
+    /// it was counted in at this host, so each connection counts once per bin.
     #[inline]
-    pub fn bin_index(&self, now: Time) -> u32 {
-        (now / self.bin_ps) as u32
-    }
-
-    #[inline]
-    pub fn ingress(&mut self, host: HostId, now: Time, bytes: u64, rxmit: bool, ce: bool, new_connection: bool) {
+    pub fn ingress(&mut self, host: HostId, now: Time, bytes: u64, rxmit: bool, ce: bool, last_bin: &mut u32) {
+        let bin = (now / self.bin_ps) as u32;
+        let new_connection = *last_bin != bin;
+        *last_bin = bin;
         if let Some(b) = self.bin(host, now) {
             b.ingress += bytes;
             if rxmit {

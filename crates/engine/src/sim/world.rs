@@ -335,10 +335,7 @@ impl World {
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
         if let Some(hc) = &mut self.host_counters {
-            let bin = hc.bin_index(now);
-            let new_conn = flow.last_bin_dst != bin;
-            flow.last_bin_dst = bin;
-            hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), new_conn);
+            hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), &mut flow.last_bin_dst);
         }
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
         if flow.recv_done == NEVER && flow.receiver.complete() {
@@ -397,10 +394,7 @@ impl World {
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
         if let Some(hc) = &mut self.host_counters {
-            let bin = hc.bin_index(now);
-            let new_conn = flow.last_bin_src != bin;
-            flow.last_bin_src = bin;
-            hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), new_conn);
+            hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), &mut flow.last_bin_src);
         }
         if flow.finished() {
             self.pool.free(r);
