@@ -192,7 +192,9 @@ fn cases() -> Vec<Case> {
             none,
         ),
         case("framing above 1 MiB", format!("{TOPO}[transport]\nframing = \"5GB\"\n{WL}"), "transport.framing", "must be at most 1MiB", none),
-        case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be positive", none),
+        case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
+        case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
+        case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }
 

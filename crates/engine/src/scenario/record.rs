@@ -6,6 +6,7 @@ use super::workload::hosts;
 use super::RecordConfig;
 use crate::ids::PortId;
 use crate::topology::{NodeKind, Topology};
+use crate::units::{PS_PER_NS, PS_PER_US};
 use crate::ScenarioError;
 
 pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig, ScenarioError> {
@@ -14,8 +15,9 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
         Some(q) => {
             let qc = cx.at("queues");
             let interval = qc.time("interval", &q.interval, "10us")?;
-            if interval == 0 {
-                return Err(qc.err("interval", "must be positive"));
+            // Finer sampling than a minimum-size packet's serialization only costs memory.
+            if interval < PS_PER_NS {
+                return Err(qc.err("interval", "must be at least 1ns"));
             }
             Some((interval, ports(&qc, q.ports.as_ref(), topo)?))
         }
@@ -25,8 +27,9 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
         Some(h) => {
             let hc = cx.at("hosts");
             let bin = hc.time("bin", &h.bin, "1ms")?;
-            if bin == 0 {
-                return Err(hc.err("bin", "must be positive"));
+            // Millisampler's finest bin is 100 us; below 1 us the per-host arrays only grow.
+            if bin < PS_PER_US {
+                return Err(hc.err("bin", "must be at least 1us"));
             }
             Some((bin, hosts(&hc, "hosts", h.hosts.as_ref(), "all", topo)?))
         }
