@@ -337,12 +337,22 @@ impl World {
         if let Some(hc) = &mut self.host_counters {
             hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), &mut flow.last_bin_dst);
         }
+        if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
+            flow.dack_armed = false;
+            let ts = flow.dack_ts;
+            self.send_ack(f, NIL, a, ts);
+        }
+        let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
         if flow.recv_done == NEVER && flow.receiver.complete() {
             flow.recv_done = now;
         }
         match ack {
-            Some(a) => self.send_ack(f, r, a, pkt.ts),
+            Some(a) => {
+                // This ACK covers anything a pending delayed ACK would have.
+                flow.dack_armed = false;
+                self.send_ack(f, r, a, pkt.ts)
+            }
             None => {
                 self.pool.free(r);
                 if !self.flows[f.idx()].dack_armed {

@@ -86,16 +86,8 @@ impl Receiver {
             }
         }
         let (sack_start, sack_end) = self.block_containing(seq);
-        // DCTCP's echo state machine: a change of CE state flushes the delayed ACK so each
-        // ACK covers data of one CE state.
-        let ce_changed = self.echo == EcnEcho::Dctcp && self.unacked > 0 && ce != self.pending_ce;
         self.unacked += 1;
-        let immediate = self.delayed_ack == 1
-            || !in_order
-            || had_holes
-            || self.complete()
-            || self.unacked >= self.delayed_ack
-            || ce_changed;
+        let immediate = self.delayed_ack == 1 || !in_order || had_holes || self.complete() || self.unacked >= self.delayed_ack;
         let ece = match self.echo {
             EcnEcho::Dctcp => ce,
             EcnEcho::Classic => self.ece_latched,
@@ -104,6 +96,17 @@ impl Receiver {
         if immediate {
             self.unacked = 0;
             Some(AckToSend { ack: self.rcv_nxt, sack_start, sack_end, ece })
+        } else {
+            None
+        }
+    }
+
+    /// DCTCP's echo state machine (RFC 8257, 3.2): when a segment's CE bit differs from the
+    /// data still waiting for a delayed ACK, that data is acknowledged first with its own
+    /// CE state, so every ACK covers data of one state. Call before [`Receiver::on_data`].
+    pub fn ce_change_ack(&mut self, ce: bool) -> Option<AckToSend> {
+        if self.echo == EcnEcho::Dctcp && self.unacked > 0 && ce != self.pending_ce {
+            self.flush()
         } else {
             None
         }
@@ -196,8 +199,12 @@ mod tests {
         assert!(r.on_data(2000, 1000, false, false).is_none());
         assert_eq!(r.flush().unwrap().ack, 3000);
         assert!(r.flush().is_none());
-        // A CE change flushes.
+        // A CE change first acknowledges the pending data with its own (clear) state.
         assert!(r.on_data(3000, 1000, false, false).is_none());
-        assert!(r.on_data(4000, 1000, true, false).is_some());
+        let pre = r.ce_change_ack(true).unwrap();
+        assert_eq!((pre.ack, pre.ece), (4000, false));
+        assert!(r.on_data(4000, 1000, true, false).is_none());
+        assert_eq!(r.flush().map(|a| (a.ack, a.ece)), Some((5000, true)));
+        assert!(r.ce_change_ack(true).is_none());
     }
 }
