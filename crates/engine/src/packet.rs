@@ -98,12 +98,17 @@ impl PacketPool {
 
     #[inline(always)]
     pub fn get(&self, r: PacketRef) -> &Packet {
-        &self.slots[r as usize]
+        debug_assert!((r as usize) < self.slots.len());
+        // SAFETY: a `PacketRef` only ever comes from `alloc`, and slots are never removed,
+        // so every ref in circulation is in bounds (checked in debug builds).
+        unsafe { self.slots.get_unchecked(r as usize) }
     }
 
     #[inline(always)]
     pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
-        &mut self.slots[r as usize]
+        debug_assert!((r as usize) < self.slots.len());
+        // SAFETY: as in `get`.
+        unsafe { self.slots.get_unchecked_mut(r as usize) }
     }
 
     /// The address of a slot (for prefetching); out-of-range indices give a dangling but

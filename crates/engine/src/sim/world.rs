@@ -127,7 +127,7 @@ impl World {
     /// current event's work (most of a packet-hop's cost is waiting on memory).
     #[inline(always)]
     fn prefetch(&self, ev: Event) {
-        if ev.kind() == EventKind::Arrive {
+        if ev.is_arrival() {
             prefetch(self.pool.slot_ptr(ev.index()));
             prefetch(&self.ports[ev.port() as usize] as *const PortState as *const u8);
         }
@@ -137,7 +137,7 @@ impl World {
     /// the forwarding entry it will read.
     #[inline(always)]
     fn prefetch_route(&self, ev: Event) {
-        if ev.kind() == EventKind::Arrive {
+        if ev.is_arrival() {
             if let Some(fib) = &self.fib {
                 let node = self.ports[ev.port() as usize].to;
                 let dst = self.pool.get(ev.index()).dst;
