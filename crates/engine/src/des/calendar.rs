@@ -28,6 +28,8 @@ pub struct Calendar<T> {
     occupied: Vec<u64>,
     /// The absolute bucket number being served (`key >> shift`).
     cur: u64,
+    /// First time beyond the wheel's span: `(cur + slots) << shift`.
+    span_end: u64,
     /// The current bucket, sorted, served from `head`.
     ready: Vec<Entry<T>>,
     head: usize,
@@ -48,6 +50,7 @@ impl<T: Copy + Ord> Calendar<T> {
             wheel: (0..slots).map(|_| Vec::new()).collect(),
             occupied: vec![0; slots.div_ceil(64)],
             cur: 0,
+            span_end: (slots as u64) << shift,
             ready: Vec::new(),
             head: 0,
             far: BinaryHeap::new(),
@@ -64,8 +67,9 @@ impl<T: Copy + Ord> Calendar<T> {
         self.len == 0
     }
 
-    fn span_end(&self) -> u64 {
-        (self.cur + self.mask + 1) << self.shift
+    fn set_cur(&mut self, bucket: u64) {
+        self.cur = bucket;
+        self.span_end = (bucket + self.mask + 1) << self.shift;
     }
 
     #[inline(always)]
@@ -78,7 +82,7 @@ impl<T: Copy + Ord> Calendar<T> {
             // Into the bucket being served: keep it sorted (it is usually short).
             let at = self.head + self.ready[self.head..].partition_point(|x| (x.key, x.seq) < (key, e.seq));
             self.ready.insert(at, e);
-        } else if key < self.span_end() {
+        } else if key < self.span_end {
             let slot = (bucket & self.mask) as usize;
             self.wheel[slot].push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
@@ -129,7 +133,7 @@ impl<T: Copy + Ord> Calendar<T> {
                 (None, Some(f)) => f,
                 (None, None) => unreachable!("calendar holds entries"),
             };
-            self.cur = b;
+            self.set_cur(b);
             if wheel_next == Some(b) {
                 let slot = (b & self.mask) as usize;
                 self.occupied[slot / 64] &= !(1 << (slot % 64));
@@ -145,7 +149,7 @@ impl<T: Copy + Ord> Calendar<T> {
 
     /// Moves far entries that now fall within the wheel's span into it (or into `ready`).
     fn pull_far(&mut self) {
-        let end = self.span_end();
+        let end = self.span_end;
         while let Some(Reverse(top)) = self.far.peek() {
             if top.key >= end {
                 break;
