@@ -184,7 +184,7 @@ impl<T: Copy + Ord> Calendar<T> {
             }
             if bits != 0 {
                 let slot = (w * 64 + bits.trailing_zeros() as usize) as u64;
-                let ahead = (slot + slots - (self.cur & self.mask)) % slots;
+                let ahead = (slot + slots - (self.cur & self.mask)) & self.mask;
                 return Some(self.cur + ahead);
             }
         }
