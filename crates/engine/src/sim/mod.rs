@@ -1,6 +1,7 @@
 //! The simulation: a world built from a validated scenario, advanced by the run loop.
 
 mod build;
+mod endpoints;
 mod flow;
 mod results;
 mod world;

@@ -1,16 +1,16 @@
 //! The world and its run loop. Every handler is a method here so the compiler can inline
 //! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
 
-use super::flow::{Flow, NEVER, NO_INCAST};
+use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
-use crate::packet::{flags, Packet, PacketKind, PacketPool, PacketRef, NIL};
+use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
 use crate::routing::{Fib, Routes};
 use crate::topology::Topology;
-use crate::transport::{AckToSend, TransportConfig};
+use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::workload::PoissonSpec;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -162,7 +162,7 @@ impl World {
 
     /// Offers a packet to a port's queue and starts it at once if the port is idle.
     #[inline(always)]
-    fn enqueue(&mut self, port: PortId, r: PacketRef) {
+    pub(super) fn enqueue(&mut self, port: PortId, r: PacketRef) {
         let now = self.sched.now();
         self.catch_up(port, now);
         let p = &mut self.ports[port.idx()];
@@ -273,238 +273,6 @@ impl World {
         }
     }
 
-    // ---- transport --------------------------------------------------------------------
-
-    fn flow_start(&mut self, f: FlowId) {
-        self.pending_starts -= 1;
-        self.active_flows += 1;
-        self.pump(f, NIL);
-        self.arm_rto(f);
-    }
-
-    /// Sends whatever the flow's window allows. `spare` is a packet slot to reuse (an ACK
-    /// that just arrived), or `NIL`.
-    #[inline]
-    fn pump(&mut self, f: FlowId, mut spare: PacketRef) {
-        let now = self.sched.now();
-        let ecn = self.transport.ecn;
-        let header = self.transport.header + self.transport.framing;
-        let flow = &mut self.flows[f.idx()];
-        let (src, dst, entropy) = (flow.src, flow.dst, flow.entropy);
-        let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment() {
-            let mut fl = if ecn { flags::ECT } else { 0 };
-            if seg.retransmission {
-                fl |= flags::RETX;
-            }
-            if seg.cwr {
-                fl |= flags::CWR;
-            }
-            let pkt = Packet {
-                flow: f,
-                dst,
-                entropy,
-                wire_bytes: (seg.len + header) as u32,
-                payload: seg.len as u16,
-                kind: PacketKind::Data,
-                flags: fl,
-                seq: seg.seq,
-                sack_start: 0,
-                sack_end: 0,
-                ts: now,
-                arrive_at: 0,
-                next: NIL,
-            };
-            let r = if spare != NIL {
-                *self.pool.get_mut(spare) = pkt;
-                std::mem::replace(&mut spare, NIL)
-            } else {
-                self.pool.alloc(pkt)
-            };
-            self.injected_bytes += pkt.wire_bytes as u64;
-            self.enqueue(nic, r);
-        }
-        if spare != NIL {
-            self.pool.free(spare);
-        }
-    }
-
-    #[inline]
-    fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
-        let now = self.sched.now();
-        let f = pkt.flow;
-        let flow = &mut self.flows[f.idx()];
-        if let Some(hc) = &mut self.host_counters {
-            hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), &mut flow.last_bin_dst);
-        }
-        if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
-            flow.dack_armed = false;
-            let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
-        }
-        let flow = &mut self.flows[f.idx()];
-        let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
-        if flow.recv_done == NEVER && flow.receiver.complete() {
-            flow.recv_done = now;
-        }
-        match ack {
-            Some(a) => {
-                // This ACK covers anything a pending delayed ACK would have.
-                flow.dack_armed = false;
-                self.send_ack(f, r, a, pkt.ts)
-            }
-            None => {
-                self.pool.free(r);
-                if !self.flows[f.idx()].dack_armed {
-                    // The delayed ACK echoes the first segment it covers, so RTT samples stay true.
-                    self.flows[f.idx()].dack_ts = pkt.ts;
-                }
-                self.arm_delayed_ack(f);
-            }
-        }
-    }
-
-    /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
-    #[inline]
-    fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time) {
-        let flow = &self.flows[f.idx()];
-        let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
-        if a.ece {
-            fl |= flags::ECE;
-        }
-        let ack = Packet {
-            flow: f,
-            dst: flow.src,
-            entropy: flow.entropy,
-            wire_bytes: (self.transport.header + self.transport.framing) as u32,
-            payload: 0,
-            kind: PacketKind::Ack,
-            flags: fl,
-            seq: a.ack,
-            sack_start: a.sack_start,
-            sack_end: a.sack_end,
-            ts: ts_echo,
-            arrive_at: 0,
-            next: NIL,
-        };
-        let r = if r == NIL {
-            self.pool.alloc(ack)
-        } else {
-            *self.pool.get_mut(r) = ack;
-            r
-        };
-        self.injected_bytes += ack.wire_bytes as u64;
-        let nic = self.host_nic[flow.dst.idx()];
-        self.enqueue(nic, r);
-    }
-
-    #[inline]
-    fn on_ack(&mut self, r: PacketRef, pkt: &Packet) {
-        let now = self.sched.now();
-        let f = pkt.flow;
-        let flow = &mut self.flows[f.idx()];
-        if let Some(hc) = &mut self.host_counters {
-            hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), &mut flow.last_bin_src);
-        }
-        if flow.finished() {
-            self.pool.free(r);
-            return;
-        }
-        let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
-        if effect.finished {
-            self.pool.free(r);
-            self.finish_flow(f);
-            return;
-        }
-        self.pump(f, r);
-        if effect.advanced {
-            self.arm_rto(f);
-        } else if self.flows[f.idx()].rto_deadline == NEVER {
-            self.arm_rto(f);
-        }
-    }
-
-    fn finish_flow(&mut self, f: FlowId) {
-        let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
-        flow.finish = now;
-        flow.rto_deadline = NEVER;
-        flow.sender.release();
-        self.active_flows -= 1;
-        if flow.incast != NO_INCAST {
-            let inc = &mut self.incasts[flow.incast as usize];
-            inc.finished_flows += 1;
-            inc.last_finish = inc.last_finish.max(now);
-        }
-        self.done = !self.has_work();
-    }
-
-    // ---- timers -----------------------------------------------------------------------
-
-    /// (Re)starts the retransmission timer, or stops it when nothing is outstanding. The
-    /// pending event is moved only when the deadline comes earlier; a later deadline is
-    /// picked up when the event fires, so each ACK costs no heap operation.
-    fn arm_rto(&mut self, f: FlowId) {
-        let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
-        if !flow.sender.outstanding() {
-            flow.rto_deadline = NEVER;
-            return;
-        }
-        let deadline = now + flow.sender.rto();
-        flow.rto_deadline = deadline;
-        if flow.rto_event_at == NEVER || flow.rto_event_at > deadline {
-            flow.rto_gen = flow.rto_gen.wrapping_add(1);
-            flow.rto_event_at = deadline;
-            self.sched.at(deadline, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
-        }
-    }
-
-    fn rto_fired(&mut self, f: FlowId, ev: Event) {
-        let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
-        if !ev.same_generation(flow.rto_gen) {
-            return;
-        }
-        flow.rto_event_at = NEVER;
-        if flow.rto_deadline == NEVER || flow.finished() {
-            return;
-        }
-        if now < flow.rto_deadline {
-            let at = flow.rto_deadline;
-            flow.rto_gen = flow.rto_gen.wrapping_add(1);
-            flow.rto_event_at = at;
-            self.sched.at(at, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
-            return;
-        }
-        flow.sender.on_timeout();
-        self.pump(f, NIL);
-        self.arm_rto(f);
-    }
-
-    fn arm_delayed_ack(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f.idx()];
-        if flow.dack_armed {
-            return;
-        }
-        flow.dack_armed = true;
-        flow.dack_gen = flow.dack_gen.wrapping_add(1);
-        let ev = Event::timer(EventKind::DelayedAck, f.0, flow.dack_gen);
-        self.sched.after(self.transport.delayed_ack_timeout, ev);
-    }
-
-    fn delayed_ack_fired(&mut self, f: FlowId, ev: Event) {
-        let flow = &mut self.flows[f.idx()];
-        if !ev.same_generation(flow.dack_gen) || !flow.dack_armed {
-            return;
-        }
-        flow.dack_armed = false;
-        if let Some(a) = flow.receiver.flush() {
-            let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
-        }
-    }
-
     // ---- workloads and recording ------------------------------------------------------
 
     fn poisson_arrival(&mut self, w: usize) {
@@ -523,7 +291,7 @@ impl World {
     }
 
     /// Whether anything can still happen besides sampling.
-    fn has_work(&self) -> bool {
+    pub(super) fn has_work(&self) -> bool {
         self.active_flows > 0 || self.pending_starts > 0 || self.pending_arrivals > 0
     }
 
