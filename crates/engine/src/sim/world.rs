@@ -129,7 +129,9 @@ impl World {
     fn prefetch(&self, ev: Event) {
         if ev.is_arrival() {
             prefetch(self.pool.slot_ptr(ev.index()));
-            prefetch(&self.ports[ev.port() as usize] as *const PortState as *const u8);
+            let port = &self.ports[ev.port() as usize] as *const PortState as *const u8;
+            prefetch(port);
+            prefetch(port.wrapping_add(64));
         }
     }
 
@@ -230,7 +232,6 @@ impl World {
         }
         p.busy_until = end;
         p.wire.push(&mut self.pool, r);
-        p.wire_bytes += bytes;
         let host = self.port_host[port.idx()];
         if host != NOT_A_HOST {
             if let Some(hc) = &mut self.host_counters {
@@ -248,7 +249,6 @@ impl World {
         let pkt = self.pool.get(r);
         // A switch needs three fields; copy the whole header only at a host.
         let (dst, entropy, bytes) = (pkt.dst, pkt.entropy, pkt.wire_bytes as u64);
-        p.wire_bytes -= bytes;
         let node = p.to;
         if p.wire.head != NIL {
             self.sched.at(pkt.arrive_at, Event::arrival(port.0, p.wire.head));
@@ -333,7 +333,7 @@ impl World {
     pub fn conservation(&self) -> Conservation {
         let mut in_flight = 0;
         for p in &self.ports {
-            in_flight += p.queue.backlog.bytes + p.wire_bytes;
+            in_flight += p.queue.backlog.bytes + p.wire_bytes(&self.pool);
         }
         Conservation {
             injected: self.injected_bytes,

@@ -56,19 +56,22 @@ impl QueueConfig {
     }
 }
 
-/// Per-port counters, all monotone.
+/// Per-port counters, all monotone. The ones every packet updates come first (see
+/// `PortState`'s layout).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct QueueCounters {
     pub enqueued_bytes: u64,
     pub enqueued_pkts: u64,
-    pub dropped_bytes: u64,
-    pub dropped_pkts: u64,
-    pub marked_bytes: u64,
-    pub marked_pkts: u64,
     pub max_bytes: u64,
     pub max_pkts: u64,
+    pub marked_bytes: u64,
+    pub marked_pkts: u64,
+    pub dropped_bytes: u64,
+    pub dropped_pkts: u64,
 }
 
+#[repr(C)]
 pub struct Queue {
     fifo: Fifo,
     pub backlog: Backlog,
