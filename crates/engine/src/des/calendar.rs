@@ -84,8 +84,13 @@ impl<T: Copy + Ord> Calendar<T> {
             self.ready.insert(at, e);
         } else if key < self.span_end {
             let slot = (bucket & self.mask) as usize;
-            self.wheel[slot].push(e);
-            self.occupied[slot / 64] |= 1 << (slot % 64);
+            debug_assert!(slot < self.wheel.len() && slot / 64 < self.occupied.len());
+            // SAFETY: `slot` is masked to the wheel's power-of-two size, and `occupied` has
+            // one bit per slot.
+            unsafe {
+                self.wheel.get_unchecked_mut(slot).push(e);
+                *self.occupied.get_unchecked_mut(slot / 64) |= 1 << (slot % 64);
+            }
         } else {
             self.far.push(Reverse(e));
         }
@@ -94,8 +99,8 @@ impl<T: Copy + Ord> Calendar<T> {
     /// The smallest key, moving the clock to its bucket if needed.
     #[inline(always)]
     pub fn peek_key(&mut self) -> Option<u64> {
-        if self.head < self.ready.len() {
-            return Some(self.ready[self.head].key);
+        if let Some(e) = self.ready.get(self.head) {
+            return Some(e.key);
         }
         if self.len == 0 {
             return None;

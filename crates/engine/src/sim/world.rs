@@ -26,6 +26,16 @@ fn prefetch(ptr: *const u8) {
     let _ = ptr;
 }
 
+/// A port by id. Port ids come only from the topology and the routing tables, both built
+/// for this world, so they are in range (checked in debug builds). Free functions, so the
+/// borrow is of the port table alone.
+#[inline(always)]
+fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
+    debug_assert!(port.idx() < ports.len());
+    // SAFETY: see above.
+    unsafe { ports.get_unchecked_mut(port.idx()) }
+}
+
 /// How many events ahead the run loop prefetches an arrival's packet and port.
 const PREFETCH_AHEAD: usize = 2;
 
@@ -167,7 +177,7 @@ impl World {
     pub(super) fn enqueue(&mut self, port: PortId, r: PacketRef) {
         let now = self.sched.now();
         self.catch_up(port, now);
-        let p = &mut self.ports[port.idx()];
+        let p = port_at(&mut self.ports, port);
         let idle = p.queue.is_empty() && p.busy_until <= now;
         let admission = if idle {
             p.queue.pass_through(&mut self.pool, r, now)
@@ -194,13 +204,13 @@ impl World {
     /// one finished, and schedules the port's arrival event if its wire was empty.
     #[inline(always)]
     fn catch_up(&mut self, port: PortId, now: Time) {
-        let p = &mut self.ports[port.idx()];
+        let p = port_at(&mut self.ports, port);
         if p.busy_until > now || p.queue.is_empty() {
             return;
         }
         let mut first = if p.wire.is_empty() { None } else { Some((0, NIL)) };
         loop {
-            let p = &mut self.ports[port.idx()];
+            let p = port_at(&mut self.ports, port);
             let start = p.busy_until;
             if start > now {
                 break;
@@ -221,7 +231,7 @@ impl World {
     /// wire, so the next arrival is known without touching the next packet.
     #[inline(always)]
     fn transmit(&mut self, port: PortId, r: PacketRef, start: Time) -> Time {
-        let p = &mut self.ports[port.idx()];
+        let p = port_at(&mut self.ports, port);
         let pkt = self.pool.get(r);
         let bytes = pkt.wire_bytes as u64;
         let retx = pkt.has(flags::RETX);
@@ -244,7 +254,7 @@ impl World {
     #[inline(always)]
     fn arrive(&mut self, port: PortId) {
         let now = self.sched.now();
-        let p = &mut self.ports[port.idx()];
+        let p = port_at(&mut self.ports, port);
         let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
         let pkt = self.pool.get(r);
         // A switch needs three fields; copy the whole header only at a host.
