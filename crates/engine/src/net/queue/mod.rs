@@ -107,6 +107,12 @@ impl Queue {
         self.fifo.is_empty()
     }
 
+    /// The packet that leaves next, if any.
+    #[inline(always)]
+    pub fn head(&self) -> Option<PacketRef> {
+        (!self.fifo.is_empty()).then_some(self.fifo.head)
+    }
+
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
