@@ -43,6 +43,15 @@ def test_flows_columns_and_dtypes(small_incast: dict[str, Any]) -> None:
     assert r.manifest["name"] == "test-small-incast" and r.manifest["seed"] == 1
 
 
+def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str, Any]) -> None:
+    s = Scenario.from_dict(small_incast)
+    s.set("record.hosts", {"bin": "1ms"})
+    r = fanin.run(s)
+    assert set(r.tables) == set(SCHEMAS)
+    for name, table in r.tables.items():
+        assert [(f.name, f.type) for f in table.schema] == SCHEMAS[name], name
+
+
 def test_absent_tables_are_empty_with_their_columns(small_incast: dict[str, Any]) -> None:
     r = fanin.run(Scenario.from_dict(small_incast))  # records no host counters
     assert "hosts" not in r.tables

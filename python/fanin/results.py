@@ -34,8 +34,10 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("fct_ps", _U64),
         ("ideal_fct_ps", _U64),
         ("slowdown", _F64),
+        ("bytes_acked", _U64),
         ("retx_bytes", _U64),
         ("timeouts", _U64),
+        ("fast_recoveries", _U64),
         ("incast_id", _I64),
         ("completed", _BOOL),
     ],
@@ -68,6 +70,9 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("port", _U32),
         ("port_name", _STR),
         ("rate_bps", _U64),
+        ("delay_ps", _U64),
+        ("tx_bytes", _U64),
+        ("tx_pkts", _U64),
         ("enqueued_bytes", _U64),
         ("enqueued_pkts", _U64),
         ("dropped_bytes", _U64),
@@ -75,9 +80,10 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("marked_bytes", _U64),
         ("marked_pkts", _U64),
         ("max_queue_bytes", _U64),
+        ("max_queue_pkts", _U64),
     ],
 }
-"""The documented columns of the standard tables; the engine may add more."""
+"""The documented columns of the standard tables, exactly as the engine produces them."""
 
 _ARROW_TYPES: dict[str, pa.DataType] = {"u8": _U64, "i8": _I64, "u4": _U32, "f8": _F64}
 

@@ -118,10 +118,6 @@ impl PacketPool {
         self.slots.as_ptr().wrapping_add(r as usize) as *const u8
     }
 
-    /// Slots in use (allocated and not freed).
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
 }
 
 /// A FIFO threaded through the pool's `next` links.

@@ -169,9 +169,6 @@ impl Schedule {
         self.heap.peek_ahead(k)
     }
 
-    pub fn pending(&self) -> usize {
-        self.heap.len()
-    }
 
     /// Moves the clock forward to `t` when no event is due before it.
     pub fn advance_to(&mut self, t: Time) {

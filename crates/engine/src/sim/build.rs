@@ -80,7 +80,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         delivered_bytes: 0,
         dropped_bytes: 0,
         packet_hops: 0,
-        sampling: false,
         record_flows: spec.record.flows,
         done: false,
         last_activity: 0,
@@ -89,7 +88,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         world.add_workload(w, workload);
     }
     if world.queue_series.is_some() {
-        world.sampling = true;
         world.sched.at(0, Event::new(EventKind::Sample, 0));
     }
     Ok(world)

@@ -155,9 +155,8 @@ impl World {
             return;
         }
         self.pump(f, r);
-        if effect.advanced {
-            self.arm_rto(f);
-        } else if self.flows[f.idx()].rto_deadline == NEVER {
+        // RFC 6298 5.3: restart on new data acknowledged; also arm a stopped timer.
+        if effect.advanced || self.flows[f.idx()].rto_deadline == NEVER {
             self.arm_rto(f);
         }
     }

@@ -75,7 +75,7 @@ fn incasts_table(w: &World) -> Table {
     let i = &w.incasts;
     let done = |x: &super::world::IncastRecord| x.finished_flows == x.degree;
     let mut t = Table::new("incasts");
-    t.push("incast_id", Column::U64((0..i.len() as u64).collect()))
+    t.push("incast_id", Column::I64((0..i.len() as i64).collect()))
         .push("workload", Column::U32(i.iter().map(|x| x.workload).collect()))
         .push("burst", Column::U32(i.iter().map(|x| x.burst).collect()))
         .push("degree", Column::U32(i.iter().map(|x| x.degree).collect()))

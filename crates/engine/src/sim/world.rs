@@ -3,7 +3,7 @@
 
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
-use crate::ids::{FlowId, HostId, NodeId, PortId};
+use crate::ids::{FlowId, HostId, PortId};
 use crate::metrics::{HostCounters, QueueSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
@@ -100,7 +100,6 @@ pub struct World {
     pub delivered_bytes: u64,
     pub dropped_bytes: u64,
     pub packet_hops: u64,
-    pub sampling: bool,
     /// Whether the `flows` table is produced.
     pub record_flows: bool,
     /// Nothing is left to do: no active flow, no start or arrival pending. The run then
@@ -321,8 +320,6 @@ impl World {
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
-        } else {
-            self.sampling = false;
         }
     }
 
@@ -355,9 +352,5 @@ impl World {
             dropped: self.dropped_bytes,
             in_flight,
         }
-    }
-
-    pub fn node_is_host(&self, n: NodeId) -> bool {
-        self.node_host[n.idx()] != NOT_A_HOST
     }
 }

@@ -110,9 +110,6 @@ impl Sender {
         self.snd_una < self.snd_nxt
     }
 
-    pub fn set_rwnd(&mut self, rwnd: u64) {
-        self.rwnd = rwnd;
-    }
 
     /// The next segment the window allows, if any. One segment may always go when nothing
     /// is in flight, so a window below one MSS cannot stall the flow.

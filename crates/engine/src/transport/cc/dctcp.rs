@@ -69,9 +69,6 @@ impl CongestionControl for Dctcp {
         true
     }
 
-    fn alpha(&self) -> Option<f64> {
-        Some(self.alpha)
-    }
 }
 
 #[cfg(test)]

@@ -81,10 +81,6 @@ pub trait CongestionControl {
     }
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;
-    /// A value worth tracing (DCTCP's alpha).
-    fn alpha(&self) -> Option<f64> {
-        None
-    }
 }
 
 /// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path).
@@ -118,12 +114,6 @@ impl CongestionControl for Cc {
         match self {
             Cc::NewReno(c) => c.ecn_capable(),
             Cc::Dctcp(c) => c.ecn_capable(),
-        }
-    }
-    fn alpha(&self) -> Option<f64> {
-        match self {
-            Cc::NewReno(c) => c.alpha(),
-            Cc::Dctcp(c) => c.alpha(),
         }
     }
 }
