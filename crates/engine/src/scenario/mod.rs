@@ -6,6 +6,7 @@
 
 pub mod spec;
 mod fields;
+mod matrix;
 mod net;
 mod record;
 mod transport;
