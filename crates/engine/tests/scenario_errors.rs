@@ -53,7 +53,7 @@ fn cases() -> Vec<Case> {
             format!("bogus = 1\n{TOPO}{WL}"),
             "bogus",
             "unknown field",
-            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record"]),
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "routing", "workload", "record"]),
         ),
         case(
             "unknown field inside [topology]",
@@ -172,6 +172,9 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `mixed_poisson`",
             none,
         ),
+        case("unknown load balancer", format!("{TOPO}{WL}[routing]\nlb = \"flowlet\"\n"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "unolb"])),
+        case("UnoLB without subflows", format!("{TOPO}{WL}[routing]\nlb = \"unolb\"\nsubflows = 0\n"), "routing.subflows", "must be between 1 and 255, got 0", none),
+        case("subflows under ECMP", format!("{TOPO}{WL}[routing]\nsubflows = 4\n"), "routing.subflows", "does not apply to kind `ecmp`", none),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),

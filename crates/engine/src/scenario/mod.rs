@@ -9,11 +9,13 @@ mod fields;
 mod matrix;
 mod net;
 mod record;
+mod routing;
 mod transport;
 mod workload;
 
 use crate::ids::{HostId, PortId};
 use crate::net::queue::QueueConfig;
+use crate::routing::LoadBalancing;
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::{Time, PS_PER_SEC};
@@ -39,6 +41,8 @@ pub struct ValidSpec {
     pub switch_queue: QueueConfig,
     pub host_queue: QueueConfig,
     pub transport: TransportConfig,
+    /// How senders pick the entropy of their packets (`[routing]`).
+    pub load_balancing: LoadBalancing,
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
 }
@@ -63,6 +67,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
     let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
+    let load_balancing = routing::routing(&cx.at("routing"), &spec.routing)?;
     let packet = transport.mtu + transport.framing;
     let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
@@ -94,6 +99,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         switch_queue,
         host_queue,
         transport,
+        load_balancing,
         workloads,
         record,
     })

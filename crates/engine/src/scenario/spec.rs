@@ -21,6 +21,8 @@ pub struct Spec {
     #[serde(default)]
     pub transport: TransportSpec,
     #[serde(default)]
+    pub routing: RoutingSpec,
+    #[serde(default)]
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
@@ -97,6 +99,15 @@ pub struct TransportSpec {
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
     pub dctcp: Option<DctcpSpec>,
+}
+
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

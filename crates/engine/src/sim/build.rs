@@ -8,8 +8,8 @@ use crate::metrics::{HostCounters, QueueSeries};
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
-use crate::rng::{hash32, stream, Stream};
-use crate::routing::{Fib, Routes};
+use crate::rng::{hash32, hash64, stream, Stream};
+use crate::routing::{Fib, LoadBalancing, Routes, Subflows};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::{Receiver, Sender};
@@ -17,6 +17,9 @@ use crate::units::{serialization_ps, Time};
 use crate::workload::{pick_senders, Workload};
 use crate::ScenarioError;
 use rand::Rng;
+
+/// Marks the ids of the flows' subflow streams apart from their entropy hashes.
+const SUBFLOW_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
@@ -66,6 +69,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),
+        load_balancing: spec.load_balancing.clone(),
         incasts: Vec::new(),
         poisson: Vec::new(),
         queue_series,
@@ -168,12 +172,22 @@ impl World {
         let sender = Sender::new(size, &t.sender, t.new_cc());
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
+        let subflows = match &self.load_balancing {
+            LoadBalancing::Ecmp => None,
+            LoadBalancing::UnoLb(cfg) => {
+                let first = self.transport.wire_bytes(self.transport.mss());
+                let (base_rtt, _) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
+                let seed = hash64(self.seed, Stream::Flow, SUBFLOW_STREAM | id.0 as u64);
+                Some(Box::new(Subflows::new(cfg, entropy, seed, start, base_rtt)))
+            }
+        };
         self.flows.push(Flow {
             src,
             dst,
             size,
             start,
             entropy,
+            subflows,
             incast,
             sender,
             receiver,

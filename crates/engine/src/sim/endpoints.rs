@@ -28,9 +28,15 @@ impl World {
         let ecn = self.transport.ecn;
         let header = self.transport.header + self.transport.framing;
         let flow = &mut self.flows[f.idx()];
-        let (src, dst, entropy) = (flow.src, flow.dst, flow.entropy);
+        let (src, dst) = (flow.src, flow.dst);
         let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment() {
+        loop {
+            let flow = &mut self.flows[f.idx()];
+            let Some(seg) = flow.sender.next_segment() else { break };
+            let entropy = match &mut flow.subflows {
+                None => flow.entropy,
+                Some(s) => s.next_entropy(),
+            };
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -78,7 +84,7 @@ impl World {
         if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
             flow.dack_armed = false;
             let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            self.send_ack(f, NIL, a, ts, pkt.entropy);
         }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
@@ -89,7 +95,7 @@ impl World {
             Some(a) => {
                 // This ACK covers anything a pending delayed ACK would have.
                 flow.dack_armed = false;
-                self.send_ack(f, r, a, pkt.ts)
+                self.send_ack(f, r, a, pkt.ts, pkt.entropy)
             }
             None => {
                 self.pool.free(r);
@@ -104,7 +110,9 @@ impl World {
 
     /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
     #[inline]
-    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time) {
+    /// The ACK echoes `entropy`, the acknowledged data packet's (it returns on the path that
+    /// entropy picks, and tells UnoLB which subflow was heard from).
+    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time, entropy: u32) {
         let flow = &self.flows[f.idx()];
         let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
         if a.ece {
@@ -113,7 +121,7 @@ impl World {
         let ack = Packet {
             flow: f,
             dst: flow.src,
-            entropy: flow.entropy,
+            entropy,
             wire_bytes: (self.transport.header + self.transport.framing) as u32,
             payload: 0,
             kind: PacketKind::Ack,
@@ -147,6 +155,9 @@ impl World {
         if flow.finished() {
             self.pool.free(r);
             return;
+        }
+        if let Some(s) = &mut flow.subflows {
+            s.on_ack(pkt.entropy, now);
         }
         let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
@@ -215,6 +226,9 @@ impl World {
             return;
         }
         flow.sender.on_timeout();
+        if let Some(s) = &mut flow.subflows {
+            s.on_loss_signal(now);
+        }
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -237,8 +251,8 @@ impl World {
         }
         flow.dack_armed = false;
         if let Some(a) = flow.receiver.flush() {
-            let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            let (ts, entropy) = (flow.dack_ts, flow.entropy);
+            self.send_ack(f, NIL, a, ts, entropy);
         }
     }
 }

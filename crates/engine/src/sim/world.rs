@@ -13,6 +13,7 @@ use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::workload::PoissonSpec;
+use crate::routing::LoadBalancing;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 #[inline(always)]
@@ -86,6 +87,7 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    pub load_balancing: LoadBalancing,
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
