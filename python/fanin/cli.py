@@ -138,3 +138,8 @@ def version() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     app(args=argv if argv is not None else sys.argv[1:], prog_name="fanin")
+
+
+from fanin import cli_repro  # noqa: E402  (it uses the helpers above)
+
+cli_repro.register(app)
