@@ -138,3 +138,8 @@ def version() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     app(args=argv if argv is not None else sys.argv[1:], prog_name="fanin")
+
+
+from fanin.cli_bursts import bursts_cmd  # noqa: E402  (command modules register below)
+
+app.command("bursts")(bursts_cmd)
