@@ -61,6 +61,7 @@ pub struct NodeSpec {
 pub struct QueueSpec {
     pub limit: Option<String>,
     pub marking: Option<MarkingSpec>,
+    pub device_queue: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -140,6 +141,13 @@ pub struct WorkloadSpec {
     pub bytes: Option<String>,
     pub src: Option<String>,
     pub dst: Option<String>,
+    // rpc_incast
+    pub gap: Option<String>,
+    pub request_jitter: Option<String>,
+    pub response_jitter: Option<String>,
+    pub request_bytes: Option<String>,
+    pub tokens: Option<i64>,
+    pub token_window: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -148,6 +156,20 @@ pub struct RecordSpec {
     pub flows: Option<bool>,
     pub queues: Option<QueueRecordSpec>,
     pub hosts: Option<HostRecordSpec>,
+    pub queue_events: Option<QueueEventsSpec>,
+    pub windows: Option<WindowsRecordSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QueueEventsSpec {
+    pub ports: Option<Names>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WindowsRecordSpec {
+    pub interval: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

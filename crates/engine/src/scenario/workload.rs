@@ -10,7 +10,7 @@ use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "rpc_incast"];
 const PICKS: &[&str] = &["first", "random"];
 const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
 
@@ -74,21 +74,31 @@ pub fn workload(
     ];
     let poisson_fields = [("load", w.load.is_some()), ("sizes", w.sizes.is_some()), ("sampling", w.sampling.is_some()), ("stop", w.stop.is_some())];
     let flow_fields = [("src", w.src.is_some()), ("dst", w.dst.is_some())];
+    let rpc_fields = super::rpc::fields(w);
     let start = cx.time("start", &w.start, "0s")?;
     match kind {
+        "rpc_incast" => {
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some()), ("jitter", w.jitter.is_some()), ("period", w.period.is_some())])?;
+            super::rpc::rpc_incast(cx, w, topo, seed, index, start).map(Workload::RpcIncast)
+        }
         "incast" => {
+            cx.reject(kind, &rpc_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &flow_fields)?;
             cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
             incast(cx, w, topo, seed, index, start).map(Workload::Incast)
         }
         "poisson" => {
+            cx.reject(kind, &rpc_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &flow_fields)?;
             cx.reject(kind, &[("bytes", w.bytes.is_some())])?;
             poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
         }
         "permutation" => {
+            cx.reject(kind, &rpc_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &flow_fields)?;
@@ -103,6 +113,7 @@ pub fn workload(
             Ok(Workload::Permutation(PermutationSpec { hosts, bytes, start }))
         }
         _ => {
+            cx.reject(kind, &rpc_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &[("hosts", w.hosts.is_some())])?;
@@ -124,7 +135,9 @@ fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, Scenario
     Ok(v)
 }
 
-fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
+/// The receiver, the chosen senders and the bytes each sends: what `incast` and
+/// `rpc_incast` share.
+pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
     let receiver = match &w.receiver {
         Some(name) => host(cx, "receiver", name, topo)?,
         None => *topo
@@ -148,6 +161,11 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
         (Some(_), Some(_)) => return Err(cx.err("total_bytes", "give bytes_per_sender or total_bytes, not both")),
         (None, None) => return Err(cx.err("bytes_per_sender", "is required (or total_bytes)")),
     };
+    Ok((receiver, senders, bytes_per_sender))
+}
+
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
+    let (receiver, senders, bytes_per_sender) = incast_parties(cx, w, topo, seed, index)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
     let period = cx.opt_time("period", &w.period)?;
     if count > 1 && period.unwrap_or(0) == 0 {

@@ -3,8 +3,10 @@
 //! arrivals are drawn one at a time as the run goes (one pending event per workload).
 
 pub mod cdf;
+mod rpc;
 
 pub use cdf::{Cdf, Sampling};
+pub use rpc::RpcIncastSpec;
 
 use crate::ids::HostId;
 use crate::units::Time;
@@ -99,6 +101,7 @@ pub enum Workload {
     Poisson(PoissonSpec),
     Permutation(PermutationSpec),
     Flows(Vec<FlowSpec>),
+    RpcIncast(RpcIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,
