@@ -6,6 +6,7 @@
 
 pub mod spec;
 mod control;
+mod dequeue_marking;
 mod fields;
 mod net;
 mod record;

@@ -215,7 +215,7 @@ impl World {
             if start > now {
                 break;
             }
-            let Some(r) = p.queue.dequeue(&self.pool, start) else { break };
+            let Some(r) = p.queue.dequeue(&mut self.pool, start) else { break };
             // The packet behind it leaves next; its line is usually cold by then.
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
@@ -316,8 +316,9 @@ impl World {
         for i in 0..series.ports.len() {
             let port = self.queue_series.as_ref().unwrap().ports[i];
             self.catch_up(port, now);
-            let q = self.ports[port.idx()].queue.backlog;
-            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts);
+            let queue = &mut self.ports[port.idx()].queue;
+            let (q, phantom) = (queue.backlog, queue.phantom_bytes(now));
+            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts, phantom);
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
