@@ -24,6 +24,14 @@ pub struct Spec {
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

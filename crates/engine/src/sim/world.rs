@@ -8,7 +8,7 @@ use crate::metrics::{HostCounters, QueueSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
-use crate::routing::{Fib, Routes};
+use crate::routing::{Fib, Routes, Spray};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
@@ -77,6 +77,8 @@ pub struct World {
     pub routes: Routes,
     /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
     pub fib: Option<Fib>,
+    /// Per-packet spraying (`None`: per-flow ECMP).
+    pub spray: Option<Spray>,
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
