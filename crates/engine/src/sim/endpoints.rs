@@ -38,6 +38,10 @@ impl World {
             if seg.cwr {
                 fl |= flags::CWR;
             }
+            let entropy = match &mut self.spray {
+                Some(s) => s.entropy(src),
+                None => entropy,
+            };
             let pkt = Packet {
                 flow: f,
                 dst,
@@ -126,10 +130,14 @@ impl World {
         if a.ece {
             fl |= flags::ECE;
         }
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(flow.dst),
+            None => flow.entropy,
+        };
         let ack = Packet {
             flow: f,
             dst: flow.src,
-            entropy: flow.entropy,
+            entropy,
             wire_bytes: (self.transport.header + self.transport.framing) as u32,
             payload: 0,
             kind: PacketKind::Ack,
