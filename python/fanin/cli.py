@@ -143,3 +143,7 @@ def main(argv: list[str] | None = None) -> None:
 from fanin.cli_bursts import bursts_cmd  # noqa: E402  (command modules register below)
 
 app.command("bursts")(bursts_cmd)
+
+from fanin.cli_testbed import testbed_app  # noqa: E402
+
+app.add_typer(testbed_app, name="testbed")
