@@ -13,12 +13,15 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast"];
+const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
     match name {
         "inline_cdf.txt" => Ok("# columns: size_bytes cdf_percent\n0 0\n10000 50\n100000 90\n1000000 100\n".into()),
+        "bad_size.cm" => Ok("Nodes 4\nConnections 2\n0->1 id 1 start 0 size 10\n1->2 id 2 start 3 size ten\n".into()),
+        "far_host.cm" => Ok("Nodes 4\nConnections 1\n0->9 id 1 start 0 size 10\n".into()),
         _ => common::load_file(name),
     }
 }
@@ -114,6 +117,62 @@ fn cases() -> Vec<Case> {
             "must be in (0, 1], got 1.5",
             none,
         ),
+        case(
+            "matrix without a file",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\n"),
+            "workload[0].file",
+            "is required",
+            none,
+        ),
+        case(
+            "matrix with a malformed line",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"bad_size.cm\"\n"),
+            "workload[0].file",
+            "`bad_size.cm` line 4, field `size`: `ten` is not a whole number of bytes",
+            none,
+        ),
+        case(
+            "matrix naming a host the topology lacks",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\n"),
+            "workload[0].file",
+            "host 9 does not exist (the topology has hosts 0..4)",
+            none,
+        ),
+        case(
+            "matrix with a field of another kind",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\nintra_fraction = 0.5\n"),
+            "workload[0].intra_fraction",
+            "does not apply to kind `matrix`",
+            none,
+        ),
+        case(
+            "mixed_poisson across datacenters on a one-datacenter topology",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 0.8\nintra_sizes = \"inline_cdf.txt\"\ninter_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].intra_fraction",
+            "inter-datacenter flows need a multi-datacenter topology",
+            none,
+        ),
+        case(
+            "mixed_poisson fraction above 1",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1.5\n"),
+            "workload[0].intra_fraction",
+            "must be in [0, 1], got 1.5",
+            none,
+        ),
+        case(
+            "mixed_poisson without inter sizes",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1\nintra_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].inter_sizes",
+            "is required",
+            none,
+        ),
+        case(
+            "mixed_poisson with a Poisson stop",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nstop = \"1ms\"\n"),
+            "workload[0].stop",
+            "does not apply to kind `mixed_poisson`",
+            none,
+        ),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
@@ -139,6 +198,30 @@ fn cases() -> Vec<Case> {
             "must use the same unit as min",
             none,
         ),
+        case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
+        case(
+            "trim header as large as a packet",
+            format!("{TOPO}[switch.queue]\ntrim = true\ntrim_header = \"1500B\"\n{WL}"),
+            "switch.queue.trim_header",
+            "must be between 1 B and a full packet (1500 B), got 1500 B",
+            none,
+        ),
+        case(
+            "unknown control service",
+            format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"fair\" }}\n{WL}"),
+            "switch.queue.control.service",
+            "unknown value `fair`",
+            Some(&["strict", "wrr"]),
+        ),
+        case(
+            "WRR weight on strict service",
+            format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"strict\", weight = 20 }}\n{WL}"),
+            "switch.queue.control.weight",
+            "does not apply to kind `strict`",
+            none,
+        ),
+        case("zero WRR weight", format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"wrr\", weight = 0 }}\n{WL}"), "switch.queue.control.weight", "must be between 1 and 1000000, got 0", none),
+        case("zero control limit", format!("{TOPO}[switch.queue]\ntrim = true\ncontrol = {{ limit = \"0pkt\" }}\n{WL}"), "switch.queue.control.limit", "must be positive", none),
         case("byte limit below one packet", format!("{TOPO}[switch.queue]\nlimit = \"1000B\"\n{WL}"), "switch.queue.limit", "1000 B cannot hold one 1500-byte packet", none),
         case(
             "permutation without bytes or duration",
@@ -194,6 +277,31 @@ fn cases() -> Vec<Case> {
         case("framing above 1 MiB", format!("{TOPO}[transport]\nframing = \"5GB\"\n{WL}"), "transport.framing", "must be at most 1MiB", none),
         case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
         case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
+        case("device queue in bytes", format!("{TOPO}[switch.queue]\ndevice_queue = \"100KB\"\n{WL}"), "switch.queue.device_queue", "must be a packet count", none),
+        case("zero device queue", format!("{TOPO}[host.queue]\ndevice_queue = \"0pkt\"\n{WL}"), "host.queue.device_queue", "must be positive", none),
+        case(
+            "device queue under a byte limit",
+            format!("{TOPO}[switch.queue]\nlimit = \"2MB\"\ndevice_queue = \"100pkt\"\n{WL}"),
+            "switch.queue.limit",
+            "must be in pkt when device_queue is set",
+            none,
+        ),
+        case(
+            "device queue under byte thresholds",
+            format!("{TOPO}[switch.queue]\ndevice_queue = \"100pkt\"\nmarking = {{ kind = \"step\", threshold = \"30KB\" }}\n{WL}"),
+            "switch.queue.marking",
+            "thresholds must be in pkt",
+            none,
+        ),
+        case("rpc_incast with a period", format!("{TOPO}{RPC}period = \"1ms\"\n"), "workload[0].period", "does not apply to kind `rpc_incast`", none),
+        case("gap on a plain incast", format!("{TOPO}{WL}gap = \"1s\"\n"), "workload[0].gap", "does not apply to kind `incast`", none),
+        case("tokens on a permutation", format!("{TOPO}[[workload]]\nkind = \"permutation\"\nbytes = \"1KB\"\ntokens = 2\n"), "workload[0].tokens", "does not apply to kind `permutation`", none),
+        case("negative tokens", format!("{TOPO}{RPC}tokens = -1\n"), "workload[0].tokens", "must be between 0 and", none),
+        case("token window without tokens", format!("{TOPO}{RPC}token_window = \"64KB\"\n"), "workload[0].token_window", "applies only with tokens > 0", none),
+        case("empty request", format!("{TOPO}{RPC}request_bytes = \"0B\"\n"), "workload[0].request_bytes", "must be in 1 B", none),
+        case("request jitter in packets", format!("{TOPO}{RPC}request_jitter = \"5pkt\"\n"), "workload[0].request_jitter", "unknown unit `pkt`", None),
+        case("windows sampled too finely", format!("{TOPO}{WL}[record]\nwindows = {{ interval = \"10ns\" }}\n"), "record.windows.interval", "must be at least 1us", none),
+        case("unknown port for queue events", format!("{TOPO}{WL}[record]\nqueue_events = {{ ports = \"nowhere\" }}\n"), "record.queue_events.ports", "no port `nowhere`", None),
         case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }
