@@ -129,8 +129,12 @@ def test_repro_writes_figures_data_and_reports(toy: Path, tmp_path: Path) -> Non
 def test_rerun_uses_cache_and_partial_rerun_merges(toy: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     repro("toy", catalog=toy, out=out, jobs=1)
-    (toy / "toy" / "analytic" / "analysis.py").write_text("def kibi(data):\n    return 1000.0\n")
+    (toy / "toy" / "analytic" / "analysis.py").write_text(
+        "def kibi(data):\n    return 1000.0\n\n\ndef plot(data):\n    raise ValueError('no axes')\n"
+    )
     r = repro("toy", catalog=toy, out=out, jobs=1, figures=["analytic"])
+    assert r.plot_errors == {"analytic": "ValueError: no axes"}
+    assert "plot failed:** ValueError: no axes" in (out / "report.md").read_text()
     assert statuses(r.claims) == {
         "incast/one-flow-per-sender": "pass",
         "incast/impossible": "fail",
@@ -182,3 +186,20 @@ def test_foundation_quick_end_to_end(tmp_path: Path) -> None:
     assert {f["name"] for f in doc["figures"]} == {"lone_flow", "dctcp_queue"}
     assert (out / "figures" / "dctcp_queue-queue.svg").is_file()
     assert "0 fail" in r.stdout
+
+
+def test_plot_helpers_draw_what_they_return() -> None:
+    import matplotlib.pyplot as plt
+
+    from fanin.catalog.plots import cdf, grouped_bars, mean_minmax
+
+    df = pd.DataFrame({"N": [8, 8, 16, 16], "cc": ["a", "b", "a", "b"], "q": [1.0, 3.0, 5.0, 9.0]})
+    fig, ax = plt.subplots()
+    g = mean_minmax(ax, df, "N", "q")
+    assert g.to_dict("list") == {"N": [8, 16], "mean": [2.0, 7.0], "min": [1.0, 5.0], "max": [3.0, 9.0]}
+    assert list(ax.lines[0].get_ydata()) == [2.0, 7.0]
+    cdf(ax, [3.0, 1.0, 2.0])
+    assert list(ax.lines[-1].get_ydata()) == pytest.approx([1 / 3, 2 / 3, 1.0])
+    bars = grouped_bars(ax, df, "N", "cc", "q")
+    assert len(ax.patches) == 4 and list(bars["mean"]) == [1.0, 3.0, 5.0, 9.0]
+    plt.close(fig)

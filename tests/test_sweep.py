@@ -143,3 +143,24 @@ def test_sweep_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     (tmp_path / "bad.toml").write_text('scenario = "base.toml"\naxis = {}\n')
     with pytest.raises(SweepError, match="unknown key 'axis'"):
         Sweep.load(tmp_path / "bad.toml")
+
+
+def ict_derive(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame({"ict_ps": results.incasts["ict_ps"]})
+
+
+def test_sweeps_share_runs_and_any_executor_runs_them(small_incast: dict[str, Any], tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fanin.sweep import run_sweeps
+
+    sw = Sweep(small(small_incast), axes={"workload[0].degree": [2, 4, 6]})
+    with ThreadPoolExecutor(2) as pool:  # the engine releases the GIL
+        flows, icts = run_sweeps([(sw, flows_derive), (sw, ict_derive)], cache=tmp_path, executor=pool)
+    # each run ran once, for both figures' derives
+    assert flows.attrs["sweep"] == icts.attrs["sweep"] == {"runs": 3, "cached": 0, "executed": 3}
+    assert list(icts["workload[0].degree"]) == [2, 4, 6] and len(flows) == 12
+    serial = sw.run(derive=ict_derive, cache=tmp_path / "serial")
+    pd.testing.assert_frame_equal(icts, serial, check_like=False)
+    with pytest.raises(SweepError, match="module-level"):
+        Sweep(small(small_incast), seeds=[7, 8]).run(derive=lambda r, p: pd.DataFrame(), cache=tmp_path, jobs=2)

@@ -77,6 +77,8 @@ def repro(
         if x.status != "pass":
             kind = "gating" if x.gating else "report-only"
             out.print(f"  {x.status}: {escape(x.figure)}/{escape(x.id)} ({kind})")
+    for name, error in r.plot_errors.items():
+        out.print(f"  plot failed: {escape(name)}: {escape(error)}")
     out.print(f"report: {escape(str(r.out / 'report.html'))}")
 
 

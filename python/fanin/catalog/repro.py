@@ -39,6 +39,7 @@ class ReproResult:
     runs: int
     executed: int
     wall_s: float
+    plot_errors: dict[str, str]  # figure -> the exception its plot() raised
 
 
 def default_output(paper: str, quick: bool) -> Path:
@@ -171,7 +172,8 @@ def repro(
     all_claims = [c for f in doc["figures"] for c in f["claims"]]
     runs = sum(e["runs"] for e in entries)
     executed = sum(e["executed"] for e in entries)
-    return ReproResult(out_dir, p, all_claims, ran, runs, executed, time.perf_counter() - t0)
+    plot_errors = {e["name"]: e["plot_error"] for e in entries if e["plot_error"]}
+    return ReproResult(out_dir, p, all_claims, ran, runs, executed, time.perf_counter() - t0, plot_errors)
 
 
 def _merge(out_dir: Path, p: Paper, quick: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
