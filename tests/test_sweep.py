@@ -29,7 +29,12 @@ def test_points_product_zip_variants_seeds(small_incast: dict[str, Any]) -> None
     sw = Sweep(
         small(small_incast),
         axes={"N": Axis(["topology.senders", "workload[0].degree"], [2, 4])},
-        zip=[{"size": Axis("workload[0].bytes_per_sender", ["10KB", "20KB"]), "K": Axis("switch.queue.marking.threshold", ["20pkt", "40pkt"])}],
+        zip=[
+            {
+                "size": Axis("workload[0].bytes_per_sender", ["10KB", "20KB"]),
+                "K": Axis("switch.queue.marking.threshold", ["20pkt", "40pkt"]),
+            }
+        ],
         variants={"dctcp": {}, "newreno": {"transport.cc": "newreno"}},
         seeds=2,
         set={"transport.min_rto": "1ms"},
@@ -106,7 +111,9 @@ def test_changed_scenario_reruns_only_the_changed_runs(small_incast: dict[str, A
 
 def test_run_key_covers_seed_tables_and_named_files(tmp_path: Path) -> None:
     (tmp_path / "sizes_cdf.txt").write_text("1000 0\n2000 1\n")
-    s = Scenario.from_dict({"name": "x", "workload": [{"kind": "poisson", "sizes": "sizes_cdf.txt"}]}, base_dir=tmp_path)
+    s = Scenario.from_dict(
+        {"name": "x", "workload": [{"kind": "poisson", "sizes": "sizes_cdf.txt"}]}, base_dir=tmp_path
+    )
     key = run_key(s, 1)
     assert run_key(s, 1) == key
     assert run_key(s, 2) != key
@@ -132,7 +139,8 @@ def test_derive_rows_are_labelled_and_cached(small_incast: dict[str, Any], tmp_p
 def test_sweep_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     small(small_incast).save(tmp_path / "base.toml")
     (tmp_path / "sweep.toml").write_text(
-        'scenario = "base.toml"\nseeds = [3]\n[axes]\nN = { path = ["topology.senders", "workload[0].degree"], values = [2, 4] }\n'
+        'scenario = "base.toml"\nseeds = [3]\n[axes]\n'
+        'N = { path = ["topology.senders", "workload[0].degree"], values = [2, 4] }\n'
         '[variants.reno]\n"transport.cc" = "newreno"\n'
     )
     sw = Sweep.load(tmp_path / "sweep.toml")

@@ -65,13 +65,20 @@ def repro(
         from fanin.report import counts
 
         r = run_repro(
-            paper, figures=figure, quick=quick, jobs=jobs, out=output, cache=cache, catalog=catalog,
+            paper,
+            figures=figure,
+            quick=quick,
+            jobs=jobs,
+            out=output,
+            cache=cache,
+            catalog=catalog,
             progress=not quiet,
         )
     c = counts([x.to_dict() for x in r.ran])
     out.print(
         f"{escape(paper)}: {len(r.ran)} claims in {len(r.paper.figures)} figures: {c['pass']} pass, "
-        f"{c['fail']} fail, {c['error']} error; {r.runs} runs ({r.executed} executed), {r.wall_s:.1f} s"
+        f"{c['fail']} fail, {c['error']} error; {r.runs} runs ({r.executed} executed), {r.wall_s:.1f} s, "
+        f"peak memory {r.peak_rss_bytes / 2**20:,.0f} MiB"
     )
     for x in r.ran:
         if x.status != "pass":

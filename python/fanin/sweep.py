@@ -217,21 +217,35 @@ class Sweep:
             if not isinstance(v, Mapping):
                 raise SweepError(f"{where}.variants.{label}", "expected a table of overrides")
             overrides = {k: x for k, x in v.items() if k != "scenario"}
-            other = _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario") if "scenario" in v else None
+            other = (
+                _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario")
+                if "scenario" in v
+                else None
+            )
             variants[label] = Variant(overrides, other)
         zips = d.get("zip", [])
         if not isinstance(zips, list):
             raise SweepError(f"{where}.zip", "expected an array of tables ([[zip]])")
-        return cls(
-            base,
-            axes=axes(d.get("axes", {}), f"{where}.axes"),
-            zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
-            variants=variants,
-            seeds=d.get("seeds", 1),
-            set=d.get("set", {}),
-            tables=d.get("tables"),
-            name=str(d.get("name", "")),
-        )
+        seeds, tables, fixed = d.get("seeds", 1), d.get("tables"), d.get("set", {})
+        if not isinstance(seeds, int | list) or isinstance(seeds, bool):
+            raise SweepError(f"{where}.seeds", "expected n (seeds 1..n) or a list of integers")
+        if tables is not None and not (isinstance(tables, list) and all(isinstance(t, str) for t in tables)):
+            raise SweepError(f"{where}.tables", "expected a list of table names")
+        if not isinstance(fixed, Mapping):
+            raise SweepError(f"{where}.set", "expected a table of overrides")
+        try:
+            return cls(
+                base,
+                axes=axes(d.get("axes", {}), f"{where}.axes"),
+                zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
+                variants=variants,
+                seeds=seeds,
+                set=fixed,
+                tables=tables,
+                name=str(d.get("name", "")),
+            )
+        except SweepError as e:
+            raise SweepError(f"{where}.{e.where}" if e.where else where, e.message) from None
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Sweep:
@@ -380,11 +394,11 @@ class _DeriveRef:
             except ImportError:
                 assert self.file is not None
                 module = load_module(self.file, self.module)
-            fn = module
+            found: Any = module
             for part in self.qualname.split("."):
-                fn = getattr(fn, part)
-            self.fn = fn
-        return fn  # type: ignore[return-value]
+                found = getattr(found, part)
+            self.fn = fn = found
+        return fn  # type: ignore[no-any-return]
 
     def path(self, run_dir: Path) -> Path:
         return run_dir / "derived" / f"{self.name}-{self.key}.parquet"
@@ -424,9 +438,13 @@ def _execute(task: _Task) -> bool:
     point = dict(task.labels)
     frames = {}
     for ref in missing:
-        frame = ref.resolve()(results, point)
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"derive {ref.qualname} returned {type(frame).__name__}, not a DataFrame")
+        try:
+            frame = ref.resolve()(results, point)
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(f"derive {ref.qualname} returned {type(frame).__name__}, not a DataFrame")
+        except Exception as e:  # say which run, keep the traceback
+            e.add_note(f"in derive {ref.qualname} of the run {point} ({task.run_dir})")
+            raise
         frames[ref] = frame
     if ran:
         if task.tables is not None:
@@ -629,9 +647,7 @@ def _with_labels(labels: dict[str, Any], frame: pd.DataFrame, where: str) -> pd.
     return frame
 
 
-def _collect(
-    sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]
-) -> Any:
+def _collect(sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
     if not refs:
         rows = [{**t.labels, **_summary_row(Path(t.run_dir))} for t in tasks]
         frame = pd.DataFrame(rows)
