@@ -239,3 +239,18 @@ def test_figure_run_and_sweep_command(toy: Path, tmp_path: Path) -> None:
     assert "2 runs (2 executed, 0 cached)" in r.stdout
     runs = pd.read_parquet(tmp_path / "s.parquet")
     assert list(runs["seed"]) == [1, 2] and (runs["flows_completed"] == 8).all()
+
+
+def test_every_catalog_entry_loads_and_validates() -> None:
+    """Each paper's files parse, its metrics exist, and every run of its full and quick
+    sweeps is a scenario the engine accepts (without running anything)."""
+    from fanin.catalog import find_catalog, paper_names
+
+    root = find_catalog()
+    assert "foundation" in paper_names(root)
+    for name in paper_names(root):
+        for quick in (False, True):
+            for fig in load_paper(name, root, quick=quick).figures:
+                assert fig.claims, f"{name}/{fig.name} has no claims"
+                if fig.sweep is not None:
+                    fig.sweep.validate()
