@@ -13,7 +13,8 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast"];
+const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
@@ -276,6 +277,31 @@ fn cases() -> Vec<Case> {
         case("framing above 1 MiB", format!("{TOPO}[transport]\nframing = \"5GB\"\n{WL}"), "transport.framing", "must be at most 1MiB", none),
         case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
         case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
+        case("device queue in bytes", format!("{TOPO}[switch.queue]\ndevice_queue = \"100KB\"\n{WL}"), "switch.queue.device_queue", "must be a packet count", none),
+        case("zero device queue", format!("{TOPO}[host.queue]\ndevice_queue = \"0pkt\"\n{WL}"), "host.queue.device_queue", "must be positive", none),
+        case(
+            "device queue under a byte limit",
+            format!("{TOPO}[switch.queue]\nlimit = \"2MB\"\ndevice_queue = \"100pkt\"\n{WL}"),
+            "switch.queue.limit",
+            "must be in pkt when device_queue is set",
+            none,
+        ),
+        case(
+            "device queue under byte thresholds",
+            format!("{TOPO}[switch.queue]\ndevice_queue = \"100pkt\"\nmarking = {{ kind = \"step\", threshold = \"30KB\" }}\n{WL}"),
+            "switch.queue.marking",
+            "thresholds must be in pkt",
+            none,
+        ),
+        case("rpc_incast with a period", format!("{TOPO}{RPC}period = \"1ms\"\n"), "workload[0].period", "does not apply to kind `rpc_incast`", none),
+        case("gap on a plain incast", format!("{TOPO}{WL}gap = \"1s\"\n"), "workload[0].gap", "does not apply to kind `incast`", none),
+        case("tokens on a permutation", format!("{TOPO}[[workload]]\nkind = \"permutation\"\nbytes = \"1KB\"\ntokens = 2\n"), "workload[0].tokens", "does not apply to kind `permutation`", none),
+        case("negative tokens", format!("{TOPO}{RPC}tokens = -1\n"), "workload[0].tokens", "must be between 0 and", none),
+        case("token window without tokens", format!("{TOPO}{RPC}token_window = \"64KB\"\n"), "workload[0].token_window", "applies only with tokens > 0", none),
+        case("empty request", format!("{TOPO}{RPC}request_bytes = \"0B\"\n"), "workload[0].request_bytes", "must be in 1 B", none),
+        case("request jitter in packets", format!("{TOPO}{RPC}request_jitter = \"5pkt\"\n"), "workload[0].request_jitter", "unknown unit `pkt`", None),
+        case("windows sampled too finely", format!("{TOPO}{WL}[record]\nwindows = {{ interval = \"10ns\" }}\n"), "record.windows.interval", "must be at least 1us", none),
+        case("unknown port for queue events", format!("{TOPO}{WL}[record]\nqueue_events = {{ ports = \"nowhere\" }}\n"), "record.queue_events.ports", "no port `nowhere`", None),
         case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }

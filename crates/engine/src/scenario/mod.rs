@@ -10,6 +10,7 @@ mod fields;
 mod matrix;
 mod net;
 mod record;
+mod rpc;
 mod transport;
 mod workload;
 
@@ -51,6 +52,10 @@ pub struct RecordConfig {
     pub queues: Option<(Time, Vec<PortId>)>,
     /// Bin width and hosts.
     pub hosts: Option<(Time, Vec<HostId>)>,
+    /// Ports whose queue length is recorded at every change.
+    pub queue_events: Option<Vec<PortId>>,
+    /// Sampling interval of the active flows' windows.
+    pub windows: Option<Time>,
 }
 
 /// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).

@@ -1,10 +1,10 @@
 //! Building the world from a validated scenario.
 
-use super::flow::{Flow, NEVER, NO_INCAST};
+use super::flow::{Flow, NEVER, NO_INCAST, NO_RPC};
 use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, WindowSeries};
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
@@ -54,6 +54,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         }
         HostCounters::new(*bin, topo.hosts.len(), recorded)
     });
+    let queue_events = spec.record.queue_events.as_ref().map(|ports| QueueEvents::new(topo.port_count(), ports));
+    let windows = spec.record.windows.map(WindowSeries::new);
     let mut world = World {
         sched: Schedule::new(span),
         pool: PacketPool::default(),
@@ -70,6 +72,9 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         poisson: Vec::new(),
         queue_series,
         host_counters,
+        queue_events,
+        windows,
+        rpcs: Vec::new(),
         seed: spec.seed,
         duration: spec.duration,
         max_duration: spec.max_duration,
@@ -89,6 +94,9 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     }
     if world.queue_series.is_some() {
         world.sched.at(0, Event::new(EventKind::Sample, 0));
+    }
+    if world.windows.is_some() {
+        world.sched.at(0, Event::new(EventKind::SampleWindows, 0));
     }
     Ok(world)
 }
@@ -142,6 +150,7 @@ impl World {
                     self.schedule_start(f);
                 }
             }
+            Workload::RpcIncast(spec) => self.add_rpc_incast(w, spec, rng),
             Workload::Poisson(p) => {
                 let idx = self.poisson.len();
                 let mut run = PoissonRun { spec: p.clone(), rng };
@@ -188,6 +197,8 @@ impl World {
             ideal_fct,
             last_bin_src: u32::MAX,
             last_bin_dst: u32::MAX,
+            rpc: NO_RPC,
+            rpc_slot: 0,
         });
         id
     }

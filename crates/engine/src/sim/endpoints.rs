@@ -2,7 +2,7 @@
 //! shared transport's timers. Kept beside `world.rs` in the same module so the compiler
 //! still inlines the whole per-packet path.
 
-use super::flow::{NEVER, NO_INCAST};
+use super::flow::{NEVER, NO_INCAST, NO_RPC};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -88,9 +88,19 @@ impl World {
         }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
+        let rpc = flow.rpc != NO_RPC;
+        let mut received = false;
         if flow.recv_done == NEVER && flow.receiver.complete() {
             flow.recv_done = now;
+            received = rpc;
         }
+        if rpc {
+            self.rpc_data(f, pkt.payload as u64, pkt.has(flags::CE));
+            if received {
+                self.rpc_received(f);
+            }
+        }
+        let flow = &mut self.flows[f.idx()];
         match ack {
             Some(a) => {
                 // This ACK covers anything a pending delayed ACK would have.
@@ -178,6 +188,9 @@ impl World {
             let inc = &mut self.incasts[flow.incast as usize];
             inc.finished_flows += 1;
             inc.last_finish = inc.last_finish.max(now);
+        }
+        if flow.rpc != NO_RPC {
+            self.rpc_finished(f);
         }
         self.done = !self.has_work();
     }

@@ -122,7 +122,8 @@ impl Sender {
             None => return None,
         };
         let len = self.seg_len(seg);
-        if self.in_flight > 0 && self.in_flight + len > window {
+        // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
+        if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
         }
         if retransmission {
@@ -262,5 +263,27 @@ impl Sender {
 
     pub fn release(&mut self) {
         self.board.release();
+    }
+
+    /// A persistent connection's application writes `bytes` more: the stream grows and
+    /// every window, timer estimate and congestion state carries over (no slow-start
+    /// restart after idle).
+    pub fn append(&mut self, bytes: u64) {
+        self.size += bytes;
+    }
+
+    /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
+    /// next write starts a fresh segment.
+    pub fn skip_to(&mut self, seq: u64) {
+        debug_assert!(self.finished() && self.snd_nxt == self.size && seq >= self.size && seq % self.mss == 0);
+        debug_assert_eq!(self.board.end(), seq / self.mss);
+        self.size = seq;
+        self.snd_una = seq;
+        self.snd_nxt = seq;
+    }
+
+    /// The receive window the receiver advertises (a scheduler's grant or zero window).
+    pub fn set_rwnd(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
     }
 }

@@ -90,6 +90,16 @@ pub enum Cc {
     Dctcp(Dctcp),
 }
 
+impl Cc {
+    /// DCTCP's alpha; NaN for an algorithm without one.
+    pub fn alpha(&self) -> f64 {
+        match self {
+            Cc::Dctcp(c) => c.alpha,
+            Cc::NewReno(_) => f64::NAN,
+        }
+    }
+}
+
 impl CongestionControl for Cc {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
