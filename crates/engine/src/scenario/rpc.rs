@@ -9,18 +9,6 @@ use crate::units::Time;
 use crate::workload::RpcIncastSpec;
 use crate::ScenarioError;
 
-/// The fields only `rpc_incast` takes (other kinds reject them).
-pub fn fields(w: &WorkloadSpec) -> [(&'static str, bool); 6] {
-    [
-        ("gap", w.gap.is_some()),
-        ("request_jitter", w.request_jitter.is_some()),
-        ("response_jitter", w.response_jitter.is_some()),
-        ("request_bytes", w.request_bytes.is_some()),
-        ("tokens", w.tokens.is_some()),
-        ("token_window", w.token_window.is_some()),
-    ]
-}
-
 pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<RpcIncastSpec, ScenarioError> {
     let (receiver, senders, response_bytes) = incast_parties(cx, w, topo, seed, index)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;

@@ -56,15 +56,26 @@ pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     pub limit: Option<String>,
     pub marking: Option<MarkingSpec>,
+    pub trim: Option<bool>,
+    pub trim_header: Option<String>,
+    pub control: Option<ControlSpec>,
     pub device_queue: Option<String>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    pub limit: Option<String>,
+    pub service: Option<String>,
+    pub weight: Option<i64>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct MarkingSpec {
     pub kind: Option<String>,
@@ -141,6 +152,14 @@ pub struct WorkloadSpec {
     pub bytes: Option<String>,
     pub src: Option<String>,
     pub dst: Option<String>,
+    // matrix
+    pub file: Option<String>,
+    pub max_flows: Option<i64>,
+    // mixed_poisson (also load, hosts, sampling)
+    pub intra_fraction: Option<f64>,
+    pub intra_sizes: Option<String>,
+    pub inter_sizes: Option<String>,
+    pub flows: Option<i64>,
     // rpc_incast
     pub gap: Option<String>,
     pub request_jitter: Option<String>,
@@ -148,6 +167,44 @@ pub struct WorkloadSpec {
     pub request_bytes: Option<String>,
     pub tokens: Option<i64>,
     pub token_window: Option<String>,
+}
+
+impl WorkloadSpec {
+    /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    pub fn given(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("degree", self.degree.is_some()),
+            ("receiver", self.receiver.is_some()),
+            ("senders", self.senders.is_some()),
+            ("pick", self.pick.is_some()),
+            ("bytes_per_sender", self.bytes_per_sender.is_some()),
+            ("total_bytes", self.total_bytes.is_some()),
+            ("jitter", self.jitter.is_some()),
+            ("period", self.period.is_some()),
+            ("count", self.count.is_some()),
+            ("start", self.start.is_some()),
+            ("load", self.load.is_some()),
+            ("sizes", self.sizes.is_some()),
+            ("sampling", self.sampling.is_some()),
+            ("stop", self.stop.is_some()),
+            ("hosts", self.hosts.is_some()),
+            ("bytes", self.bytes.is_some()),
+            ("src", self.src.is_some()),
+            ("dst", self.dst.is_some()),
+            ("file", self.file.is_some()),
+            ("max_flows", self.max_flows.is_some()),
+            ("intra_fraction", self.intra_fraction.is_some()),
+            ("intra_sizes", self.intra_sizes.is_some()),
+            ("inter_sizes", self.inter_sizes.is_some()),
+            ("flows", self.flows.is_some()),
+            ("gap", self.gap.is_some()),
+            ("request_jitter", self.request_jitter.is_some()),
+            ("response_jitter", self.response_jitter.is_some()),
+            ("request_bytes", self.request_bytes.is_some()),
+            ("tokens", self.tokens.is_some()),
+            ("token_window", self.token_window.is_some()),
+        ]
+    }
 }
 
 #[derive(Deserialize, Debug, Default)]
