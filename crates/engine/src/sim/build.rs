@@ -206,7 +206,7 @@ impl World {
 
     /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.
     /// Also returns the path's slowest rate.
-    fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
+    pub(super) fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
         let ack = self.transport.header + self.transport.framing;
         let path = self.routes.path(&self.topo, src, dst, entropy);
         let mut rtt = 0;

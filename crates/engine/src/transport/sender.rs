@@ -53,6 +53,9 @@ pub struct Sender {
     /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
     pub in_flight: u64,
     in_recovery: bool,
+    /// After a timeout, until everything then outstanding is acknowledged (the RFC 5681
+    /// "loss" state; Linux's and ns-3's CA_Loss): the window grows, ECN echoes cut nothing.
+    in_loss: bool,
     recover: u64,
     dupacks: u64,
     sack: bool,
@@ -77,6 +80,7 @@ impl Sender {
             cc,
             in_flight: 0,
             in_recovery: false,
+            in_loss: false,
             recover: 0,
             dupacks: 0,
             sack: cfg.sack,
@@ -175,7 +179,9 @@ impl Sender {
             self.in_recovery = false;
             self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
         }
-        let before = self.window.cwnd;
+        if self.in_loss && self.snd_una >= self.recover {
+            self.in_loss = false;
+        }
         let signal = AckSignal {
             now,
             delivered,
@@ -183,10 +189,11 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
         };
         self.cc.on_ack(&mut self.window, &signal);
-        if ece && self.window.cwnd < before {
+        if std::mem::take(&mut self.window.ecn_reacted) {
             self.send_cwr = true;
         }
         AckEffect { advanced, finished: self.finished() }
@@ -252,6 +259,7 @@ impl Sender {
         let in_flight = &mut self.in_flight;
         self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
         self.in_recovery = false;
+        self.in_loss = true;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();

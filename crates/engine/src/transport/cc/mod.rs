@@ -21,11 +21,14 @@ pub struct Window {
     pub min_cwnd: u64,
     /// Bytes acknowledged toward the next congestion-avoidance increment.
     ca_credit: u64,
+    /// The algorithm reacted to an ECN echo (entered CWR) since the sender last looked:
+    /// the next data segment carries CWR, even if the window was already at its floor.
+    pub ecn_reacted: bool,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0 }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -44,6 +47,13 @@ impl Window {
                 self.cwnd += self.mss;
             }
         }
+    }
+
+    /// The reduction for an ECN echo (RFC 3168's CWR): like [`Window::reduce_to`], and the
+    /// sender will signal CWR.
+    pub fn ecn_cut(&mut self, target: u64) {
+        self.reduce_to(target);
+        self.ecn_reacted = true;
     }
 
     /// Sets ssthresh and cwnd to `target`, never below the floor.
@@ -66,6 +76,9 @@ pub struct AckSignal {
     pub snd_nxt: u64,
     /// The sender is in loss recovery (the window must not grow).
     pub in_recovery: bool,
+    /// The sender is recovering from a timeout: the window grows, but an ECN echo does
+    /// not cut it (Linux and ns-3 react to ECE only in the open state).
+    pub in_loss: bool,
     pub rtt: Option<Time>,
 }
 
