@@ -25,16 +25,22 @@ pub enum EventKind {
     Arrival = 4,
     /// Periodic queue-depth sampling.
     Sample = 5,
+    /// A paced flow may send its next packet.
+    Pace = 6,
+    /// A flow's per-packet retransmission deadline (the head of its deadline queue).
+    PacketRto = 7,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 6] = [
+const KINDS: [EventKind; 8] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
     EventKind::DelayedAck,
     EventKind::Arrival,
     EventKind::Sample,
+    EventKind::Pace,
+    EventKind::PacketRto,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -75,7 +81,9 @@ impl Event {
             2 => EventKind::Rto,
             3 => EventKind::DelayedAck,
             4 => EventKind::Arrival,
-            _ => EventKind::Sample,
+            5 => EventKind::Sample,
+            6 => EventKind::Pace,
+            _ => EventKind::PacketRto,
         }
     }
 

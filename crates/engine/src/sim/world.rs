@@ -86,6 +86,8 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    /// Base RTT of flows inside a datacenter and of flows across (the class references).
+    pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
@@ -166,6 +168,8 @@ impl World {
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
             EventKind::Sample => self.sample_queues(),
+            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
+            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
         }
     }
 
