@@ -31,6 +31,9 @@ pub mod flags {
     pub const CWR: u8 = 1 << 3;
     /// This data segment is a retransmission (Millisampler counts these bytes).
     pub const RETX: u8 = 1 << 4;
+    /// A data packet cut to its header by a trimming queue: its payload was lost, its
+    /// `seq` and `payload` still say which bytes.
+    pub const TRIMMED: u8 = 1 << 5;
 }
 
 /// One cache line: the fields are ordered so the struct packs into 64 bytes.

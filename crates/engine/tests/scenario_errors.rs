@@ -13,13 +13,15 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson"];
 const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr"];
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
     match name {
         "inline_cdf.txt" => Ok("# columns: size_bytes cdf_percent\n0 0\n10000 50\n100000 90\n1000000 100\n".into()),
+        "bad_size.cm" => Ok("Nodes 4\nConnections 2\n0->1 id 1 start 0 size 10\n1->2 id 2 start 3 size ten\n".into()),
+        "far_host.cm" => Ok("Nodes 4\nConnections 1\n0->9 id 1 start 0 size 10\n".into()),
         _ => common::load_file(name),
     }
 }
@@ -125,6 +127,62 @@ fn cases() -> Vec<Case> {
             "must be in (0, 1], got 1.5",
             none,
         ),
+        case(
+            "matrix without a file",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\n"),
+            "workload[0].file",
+            "is required",
+            none,
+        ),
+        case(
+            "matrix with a malformed line",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"bad_size.cm\"\n"),
+            "workload[0].file",
+            "`bad_size.cm` line 4, field `size`: `ten` is not a whole number of bytes",
+            none,
+        ),
+        case(
+            "matrix naming a host the topology lacks",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\n"),
+            "workload[0].file",
+            "host 9 does not exist (the topology has hosts 0..4)",
+            none,
+        ),
+        case(
+            "matrix with a field of another kind",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\nintra_fraction = 0.5\n"),
+            "workload[0].intra_fraction",
+            "does not apply to kind `matrix`",
+            none,
+        ),
+        case(
+            "mixed_poisson across datacenters on a one-datacenter topology",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 0.8\nintra_sizes = \"inline_cdf.txt\"\ninter_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].intra_fraction",
+            "inter-datacenter flows need a multi-datacenter topology",
+            none,
+        ),
+        case(
+            "mixed_poisson fraction above 1",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1.5\n"),
+            "workload[0].intra_fraction",
+            "must be in [0, 1], got 1.5",
+            none,
+        ),
+        case(
+            "mixed_poisson without inter sizes",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1\nintra_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].inter_sizes",
+            "is required",
+            none,
+        ),
+        case(
+            "mixed_poisson with a Poisson stop",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nstop = \"1ms\"\n"),
+            "workload[0].stop",
+            "does not apply to kind `mixed_poisson`",
+            none,
+        ),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
@@ -150,6 +208,30 @@ fn cases() -> Vec<Case> {
             "must use the same unit as min",
             none,
         ),
+        case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
+        case(
+            "trim header as large as a packet",
+            format!("{TOPO}[switch.queue]\ntrim = true\ntrim_header = \"1500B\"\n{WL}"),
+            "switch.queue.trim_header",
+            "must be between 1 B and a full packet (1500 B), got 1500 B",
+            none,
+        ),
+        case(
+            "unknown control service",
+            format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"fair\" }}\n{WL}"),
+            "switch.queue.control.service",
+            "unknown value `fair`",
+            Some(&["strict", "wrr"]),
+        ),
+        case(
+            "WRR weight on strict service",
+            format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"strict\", weight = 20 }}\n{WL}"),
+            "switch.queue.control.weight",
+            "does not apply to kind `strict`",
+            none,
+        ),
+        case("zero WRR weight", format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"wrr\", weight = 0 }}\n{WL}"), "switch.queue.control.weight", "must be between 1 and 1000000, got 0", none),
+        case("zero control limit", format!("{TOPO}[switch.queue]\ntrim = true\ncontrol = {{ limit = \"0pkt\" }}\n{WL}"), "switch.queue.control.limit", "must be positive", none),
         case("byte limit below one packet", format!("{TOPO}[switch.queue]\nlimit = \"1000B\"\n{WL}"), "switch.queue.limit", "1000 B cannot hold one 1500-byte packet", none),
         case(
             "permutation without bytes or duration",

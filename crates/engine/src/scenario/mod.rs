@@ -5,7 +5,9 @@
 //! the caller's `load_file`.
 
 pub mod spec;
+mod control;
 mod fields;
+mod matrix;
 mod net;
 mod record;
 mod transport;

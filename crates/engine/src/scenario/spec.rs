@@ -56,14 +56,25 @@ pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     pub limit: Option<String>,
     pub marking: Option<MarkingSpec>,
+    pub trim: Option<bool>,
+    pub trim_header: Option<String>,
+    pub control: Option<ControlSpec>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    pub limit: Option<String>,
+    pub service: Option<String>,
+    pub weight: Option<i64>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct MarkingSpec {
     pub kind: Option<String>,
@@ -203,6 +214,14 @@ pub struct WorkloadSpec {
     pub bytes: Option<String>,
     pub src: Option<String>,
     pub dst: Option<String>,
+    // matrix
+    pub file: Option<String>,
+    pub max_flows: Option<i64>,
+    // mixed_poisson (also load, hosts, sampling)
+    pub intra_fraction: Option<f64>,
+    pub intra_sizes: Option<String>,
+    pub inter_sizes: Option<String>,
+    pub flows: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -73,6 +73,12 @@ impl World {
 
     #[inline]
     pub(super) fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
+        if pkt.has(flags::TRIMMED) {
+            // A header carries no data. Without a NACKing transport its loss is repaired
+            // like a drop (SACK or RTO).
+            self.pool.free(r);
+            return;
+        }
         let now = self.sched.now();
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
