@@ -167,3 +167,18 @@ fn a_lossless_flow_needs_few_timer_events() {
     assert_eq!(q.transmissions, 50_000_000u64.div_ceil(4096));
     assert!(q.timer_ops * 100 < q.transmissions, "{} timer operations", q.timer_ops);
 }
+
+#[test]
+fn the_controller_follows_the_flow_class() {
+    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "20MB");
+    let transport = "cc = { intra = \"mprdma\", inter = \"bbr\" }\n[transport.mprdma]\nvariant = \"b\"";
+    let mut sim = Simulation::new(&two_dc(1, 2, transport, &flows, "", "")).unwrap();
+    sim.run();
+    let w = sim.world();
+    assert!(matches!(w.flows[0].sender.cc, Cc::Mprdma(_)));
+    let Cc::Bbr(bbr) = &w.flows[1].sender.cc else { panic!("inter flow runs {:?}", w.flows[1].sender.cc) };
+    assert!(w.flows.iter().all(|f| f.finished()));
+    // BBR found the bottleneck's rate once the intra flow was done.
+    eprintln!("BBR: {:?}, {:.1} Gbps", bbr.mode, bbr.bw_bps() / 1e9);
+    assert!(bbr.bw_bps() > 0.9 * LINE_BPS && bbr.bw_bps() <= 1.01 * LINE_BPS);
+}
