@@ -88,6 +88,8 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    /// Base RTT of flows inside a datacenter and of flows across (the class references).
+    pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
@@ -176,6 +178,8 @@ impl World {
             EventKind::Request => self.rpc_request(FlowId(ev.index())),
             EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
             EventKind::SampleWindows => self.sample_windows(),
+            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
+            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
         }
     }
 
