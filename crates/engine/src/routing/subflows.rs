@@ -1,13 +1,12 @@
 //! Load balancing at the sender: which entropy each data packet carries (switches then hash
 //! it with their own id, as for ECMP).
 //!
-//! - [`LoadBalancing::Ecmp`]: one entropy per flow, so a flow keeps one path.
-//! - [`LoadBalancing::UnoLb`]: Uno's subflows (SC '25, Alg. 2 as the artifact's
-//!   `simple_subflow` runs it): each flow has `subflows` subflows, each with a path entropy
-//!   drawn uniformly from `[0, entropies)` at flow start; data packets go round-robin over
-//!   the subflows. Only a loss signal (a sender RTO, or a parity NACK) moves paths, and only
-//!   for the subflows that look stuck: subflow i gets a fresh entropy when
-//!   `now - last_reroute[i] > base RTT` **and** `now - last_ack[i] > base RTT / 2`.
+//! UnoLB (`LoadBalancing::UnoLb`) is Uno's subflows (SC '25, Alg. 2 as the artifact's
+//! `simple_subflow` runs it): each flow has `subflows` subflows, each with a path entropy
+//! drawn uniformly from `[0, entropies)` at flow start; data packets go round-robin over the
+//! subflows. Only a loss signal (a sender RTO, or a parity NACK) moves paths, and only for
+//! the subflows that look stuck: subflow i gets a fresh entropy when
+//! `now - last_reroute[i] > base RTT` **and** `now - last_ack[i] > base RTT / 2`.
 //!
 //! A path entropy is combined with the flow's own entropy before it goes on the wire, so the
 //! switch hash sees (flow, entropy) and two flows drawing the same small entropy still take
@@ -16,14 +15,7 @@
 
 use crate::units::Time;
 
-/// The scenario's choice, for every flow.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoadBalancing {
-    Ecmp,
-    UnoLb(UnoLbConfig),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct UnoLbConfig {
     /// Subflows per flow (10 in the artifact).
     pub subflows: u8,

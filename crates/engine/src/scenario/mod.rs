@@ -6,6 +6,7 @@
 
 pub mod spec;
 mod control;
+mod dequeue_marking;
 mod fields;
 mod matrix;
 mod net;
@@ -13,6 +14,7 @@ mod record;
 mod routing;
 mod rpc;
 mod transport;
+mod window;
 mod workload;
 
 use crate::ids::{HostId, PortId};
@@ -24,6 +26,8 @@ use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
+
+pub use routing::LB_KINDS;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -43,10 +47,14 @@ pub struct ValidSpec {
     pub switch_queue: QueueConfig,
     pub host_queue: QueueConfig,
     pub transport: TransportConfig,
-    /// How senders pick the entropy of their packets (`[routing]`).
-    pub load_balancing: LoadBalancing,
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
+    pub routing: RoutingConfig,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RoutingConfig {
+    pub lb: LoadBalancing,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -72,11 +80,12 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
-    let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
-    let load_balancing = routing::routing(&cx.at("routing"), &spec.routing)?;
+    let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));
@@ -96,6 +105,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
+    let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,
@@ -105,8 +115,8 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         switch_queue,
         host_queue,
         transport,
-        load_balancing,
         workloads,
         record,
+        routing,
     })
 }

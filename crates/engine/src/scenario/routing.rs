@@ -5,7 +5,8 @@ use super::spec::RoutingSpec;
 use crate::routing::{LoadBalancing, UnoLbConfig};
 use crate::ScenarioError;
 
-pub const LB_KINDS: &[&str] = &["ecmp", "unolb"];
+/// `[routing] lb`: per-flow ECMP, per-packet spraying, or UnoLB subflows.
+pub const LB_KINDS: &[&str] = &["ecmp", "spray", "unolb"];
 
 pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError> {
     match cx.choice("lb", r.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
@@ -15,7 +16,7 @@ pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError
         })),
         kind => {
             cx.reject(kind, &[("subflows", r.subflows.is_some()), ("entropies", r.entropies.is_some())])?;
-            Ok(LoadBalancing::Ecmp)
+            Ok(if kind == "spray" { LoadBalancing::Spray } else { LoadBalancing::Ecmp })
         }
     }
 }

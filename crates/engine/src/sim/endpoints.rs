@@ -32,7 +32,7 @@ impl World {
         let nic = self.host_nic[src.idx()];
         loop {
             let flow = &mut self.flows[f.idx()];
-            let Some(seg) = flow.sender.next_segment() else { break };
+            let Some(seg) = flow.sender.next_segment(now) else { break };
             let entropy = match &mut flow.subflows {
                 None => flow.entropy,
                 Some(s) => s.next_entropy(),
@@ -44,6 +44,10 @@ impl World {
             if seg.cwr {
                 fl |= flags::CWR;
             }
+            let entropy = match &mut self.spray {
+                Some(s) => s.entropy(src),
+                None => entropy,
+            };
             let pkt = Packet {
                 flow: f,
                 dst,
@@ -70,6 +74,10 @@ impl World {
         }
         if spare != NIL {
             self.pool.free(spare);
+        }
+        let flow = &mut self.flows[f.idx()];
+        if let Some(at) = flow.sender.pace_wait.take() {
+            self.arm_pacer(f, at);
         }
     }
 
@@ -125,15 +133,19 @@ impl World {
     }
 
     /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
-    #[inline]
     /// The ACK echoes `entropy`, the acknowledged data packet's (it returns on the path that
     /// entropy picks, and tells UnoLB which subflow was heard from).
+    #[inline]
     pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time, entropy: u32) {
         let flow = &self.flows[f.idx()];
         let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
         if a.ece {
             fl |= flags::ECE;
         }
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(flow.dst),
+            None => entropy,
+        };
         let ack = Packet {
             flow: f,
             dst: flow.src,
@@ -214,6 +226,9 @@ impl World {
     pub(super) fn arm_rto(&mut self, f: FlowId) {
         let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
+        if flow.sender.packet_rto.is_some() {
+            return self.arm_packet_rto(f);
+        }
         if !flow.sender.outstanding() {
             flow.rto_deadline = NEVER;
             return;
@@ -250,6 +265,56 @@ impl World {
         }
         self.pump(f, NIL);
         self.arm_rto(f);
+    }
+
+    /// One pacing event per flow at a time: the pacer's next send time only moves later,
+    /// so an event already pending fires no later than needed and simply pumps again.
+    fn arm_pacer(&mut self, f: FlowId, at: Time) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.pace_at == NEVER {
+            flow.pace_at = at;
+            self.sched.at(at, Event::new(EventKind::Pace, f.0));
+        }
+    }
+
+    pub(super) fn pace_fired(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.pace_at = NEVER;
+        if !flow.finished() {
+            self.pump(f, NIL);
+            self.arm_packet_rto(f);
+        }
+    }
+
+    /// Keeps one event at the head of the flow's deadline queue (one scheduling at most per
+    /// transmission: a new deadline is never earlier than the queued ones).
+    fn arm_packet_rto(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.packet_rto_at != NEVER || flow.finished() {
+            return;
+        }
+        let Some(q) = &mut flow.sender.packet_rto else { return };
+        if let Some(at) = q.next_deadline() {
+            q.timer_ops += 1;
+            flow.packet_rto_at = at;
+            self.sched.at(at, Event::new(EventKind::PacketRto, f.0));
+        }
+    }
+
+    pub(super) fn packet_rto_fired(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        flow.packet_rto_at = NEVER;
+        if flow.finished() {
+            return;
+        }
+        if flow.sender.on_packet_timeouts(now) > 0 {
+            if let Some(s) = &mut flow.subflows {
+                s.on_loss_signal(now);
+            }
+        }
+        self.pump(f, NIL);
+        self.arm_packet_rto(f);
     }
 
     pub(super) fn arm_delayed_ack(&mut self, f: FlowId) {
