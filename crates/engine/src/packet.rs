@@ -17,6 +17,8 @@ pub enum PacketKind {
     #[default]
     Data = 0,
     Ack = 1,
+    /// Negative acknowledgement of one trimmed data segment (`seq`, `payload` name it).
+    Nack = 2,
 }
 
 /// ECN and TCP flag bits.
@@ -31,6 +33,9 @@ pub mod flags {
     pub const CWR: u8 = 1 << 3;
     /// This data segment is a retransmission (Millisampler counts these bytes).
     pub const RETX: u8 = 1 << 4;
+    /// A data packet cut to its header by a trimming queue: `payload` still names the
+    /// segment's length, but none of its bytes arrive (the receiver answers with a NACK).
+    pub const TRIMMED: u8 = 1 << 5;
 }
 
 /// One cache line: the fields are ordered so the struct packs into 64 bytes.

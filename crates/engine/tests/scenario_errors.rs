@@ -13,7 +13,8 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "proxy_incast"];
+const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
@@ -67,7 +68,7 @@ fn cases() -> Vec<Case> {
             "unknown field",
             None,
         ),
-        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(&["newreno", "dctcp"])),
+        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(&["newreno", "dctcp", "hotnets_dctcp"])),
         case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree"])),
         case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
         case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
@@ -115,6 +116,17 @@ fn cases() -> Vec<Case> {
             none,
         ),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
+        case("init_cwnd of zero BDPs", format!("{TOPO}[transport]\ninit_cwnd = \"0bdp\"\n{WL}"), "transport.init_cwnd", "must be a positive number", none),
+        case("min_rto in RTTs, not a number", format!("{TOPO}[transport]\nmin_rto = \"xrtt\"\n{WL}"), "transport.min_rto", "must be a positive number", none),
+        case("zero header without ack_size", format!("{TOPO}[transport]\nheader = \"0B\"\n{WL}"), "transport.header", "(0 B only with ack_size set)", none),
+        case("ack of zero bytes", format!("{TOPO}[transport]\nack_size = \"0B\"\n{WL}"), "transport.ack_size", "must be between 1 and 65535", none),
+        case("unknown NACK rule", format!("{TOPO}[transport]\ncc = \"hotnets_dctcp\"\nnack_decrease = \"half\"\n{WL}"), "transport.nack_decrease", "unknown value `half`", Some(&["mss", "as_mark"])),
+        case("NACK rule for another cc", format!("{TOPO}[transport]\nnack_decrease = \"mss\"\n{WL}"), "transport.nack_decrease", "applies only when cc = \"hotnets_dctcp\"", none),
+        case("unknown proxy scheme", format!("{TOPO}{PROXY_WL}scheme = \"relay\"\nproxy = \"s3\"\n"), "workload[0].scheme", "unknown value `relay`", Some(&["baseline", "naive", "streamlined"])),
+        case("proxy_incast without a proxy", format!("{TOPO}{PROXY_WL}"), "workload[0].proxy", "is required (this topology has no `proxies` group)", none),
+        case("proxy is the receiver", format!("{TOPO}{PROXY_WL}proxy = \"r0\"\n"), "workload[0].proxy", "must differ from the receiver", none),
+        case("proxy on a plain incast", format!("{TOPO}{WL}proxy = \"s0\"\n"), "workload[0].proxy", "does not apply to kind `incast`", none),
+        case("proxy_incast with bursts", format!("{TOPO}{PROXY_WL}proxy = \"s3\"\ncount = 2\n"), "workload[0].count", "does not apply to kind `proxy_incast`", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
         case("duplicate key", format!("{TOPO}senders = 5\n{WL}"), "", "line 4: duplicate key `senders`", none),

@@ -96,6 +96,9 @@ pub struct TransportSpec {
     pub ecn: Option<bool>,
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
+    pub ack_size: Option<String>,
+    pub fast_retransmit: Option<bool>,
+    pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
 }
 
@@ -128,6 +131,9 @@ pub struct WorkloadSpec {
     pub jitter: Option<String>,
     pub period: Option<String>,
     pub count: Option<i64>,
+    // proxy_incast (and the incast fields above)
+    pub scheme: Option<String>,
+    pub proxy: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson

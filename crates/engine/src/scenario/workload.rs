@@ -4,13 +4,14 @@ use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
 use super::MAX_TIME;
 use crate::ids::HostId;
+use crate::proxy::{ProxyIncastSpec, ProxyScheme, SCHEMES};
 use crate::sim::choose_senders;
 use crate::topology::Topology;
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "proxy_incast"];
 const PICKS: &[&str] = &["first", "random"];
 const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
 
@@ -74,13 +75,23 @@ pub fn workload(
     ];
     let poisson_fields = [("load", w.load.is_some()), ("sizes", w.sizes.is_some()), ("sampling", w.sampling.is_some()), ("stop", w.stop.is_some())];
     let flow_fields = [("src", w.src.is_some()), ("dst", w.dst.is_some())];
+    let proxy_fields = [("scheme", w.scheme.is_some()), ("proxy", w.proxy.is_some())];
+    if kind != "proxy_incast" {
+        cx.reject(kind, &proxy_fields)?;
+    }
     let start = cx.time("start", &w.start, "0s")?;
     match kind {
         "incast" => {
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &flow_fields)?;
             cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
-            incast(cx, w, topo, seed, index, start).map(Workload::Incast)
+            incast(cx, w, topo, seed, index, start, None).map(Workload::Incast)
+        }
+        "proxy_incast" => {
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some()), ("period", w.period.is_some()), ("count", w.count.is_some())])?;
+            proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast)
         }
         "poisson" => {
             cx.reject(kind, &incast_fields)?;
@@ -124,7 +135,29 @@ fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, Scenario
     Ok(v)
 }
 
-fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
+/// An incast through a proxy host. Defaults follow the paper's placement: the proxy is the
+/// first host of the topology's `proxies` group, and it is never one of the senders.
+fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<ProxyIncastSpec, ScenarioError> {
+    let scheme = match cx.choice("scheme", w.scheme.as_deref(), Some("baseline"), SCHEMES)? {
+        "naive" => ProxyScheme::Naive,
+        "streamlined" => ProxyScheme::Streamlined,
+        _ => ProxyScheme::Baseline,
+    };
+    let proxy = match &w.proxy {
+        Some(name) => host(cx, "proxy", name, topo)?,
+        None => *topo
+            .group("proxies")
+            .and_then(|g| g.first())
+            .ok_or_else(|| cx.err("proxy", "is required (this topology has no `proxies` group)"))?,
+    };
+    let incast = incast(cx, w, topo, seed, index, start, Some(proxy))?;
+    if incast.receiver == proxy {
+        return Err(cx.err("proxy", "must differ from the receiver"));
+    }
+    Ok(ProxyIncastSpec { incast, proxy, scheme })
+}
+
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time, proxy: Option<HostId>) -> Result<IncastSpec, ScenarioError> {
     let receiver = match &w.receiver {
         Some(name) => host(cx, "receiver", name, topo)?,
         None => *topo
@@ -132,7 +165,8 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
             .and_then(|g| g.first())
             .ok_or_else(|| cx.err("receiver", "is required (this topology has no `receivers` group)"))?,
     };
-    let pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    let mut pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    pool.retain(|h| Some(*h) != proxy);
     let available = pool.iter().filter(|h| **h != receiver).count() as i64;
     let degree = cx.count("degree", w.degree, None, 1, i64::MAX)?;
     if degree as i64 > available {

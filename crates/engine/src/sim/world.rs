@@ -60,6 +60,8 @@ pub struct IncastRecord {
     pub bytes_per_sender: u64,
     pub first_start: Time,
     pub last_finish: Time,
+    /// When the last byte of the last flow reached the receiver.
+    pub last_delivery: Time,
     pub finished_flows: u32,
     pub ideal: Time,
 }
@@ -107,6 +109,10 @@ pub struct World {
     pub done: bool,
     /// The last packet arrival: where a drained run ends.
     pub last_activity: Time,
+    /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
+    pub has_relays: bool,
+    /// NACKs a streamlined proxy made from headers trimmed before it.
+    pub proxy_nacks: u64,
 }
 
 impl World {
@@ -279,9 +285,14 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
+            if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
+                self.relay(HostId(host), r, &pkt);
+                return;
+            }
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
+                PacketKind::Nack => self.on_nack(r, &pkt),
             }
         }
     }

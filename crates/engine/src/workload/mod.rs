@@ -99,6 +99,7 @@ pub enum Workload {
     Poisson(PoissonSpec),
     Permutation(PermutationSpec),
     Flows(Vec<FlowSpec>),
+    ProxyIncast(crate::proxy::ProxyIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

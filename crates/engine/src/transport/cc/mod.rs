@@ -4,9 +4,11 @@
 //! live in the shared sender/receiver; they call in here at the moments a window changes.
 
 mod dctcp;
+mod hotnets_dctcp;
 mod newreno;
 
 pub use dctcp::{Dctcp, DctcpConfig};
+pub use hotnets_dctcp::{HotnetsDctcp, NackDecrease};
 pub use newreno::NewReno;
 
 use crate::units::Time;
@@ -21,11 +23,13 @@ pub struct Window {
     pub min_cwnd: u64,
     /// Bytes acknowledged toward the next congestion-avoidance increment.
     ca_credit: u64,
+    /// The window the flow started with (some algorithms never grow beyond it).
+    pub init_cwnd: u64,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0 }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, init_cwnd }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -79,6 +83,9 @@ pub trait CongestionControl {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
         w.cwnd = w.mss;
     }
+    /// A NACK: a trimming queue cut one of this flow's segments. The shared sender has
+    /// already marked it lost; algorithms that know nothing of trimming leave the window.
+    fn on_nack(&mut self, _w: &mut Window, _nack: &AckSignal) {}
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;
 }
@@ -88,6 +95,7 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
+    HotnetsDctcp(HotnetsDctcp),
 }
 
 impl CongestionControl for Cc {
@@ -96,24 +104,35 @@ impl CongestionControl for Cc {
         match self {
             Cc::NewReno(c) => c.on_ack(w, ack),
             Cc::Dctcp(c) => c.on_ack(w, ack),
+            Cc::HotnetsDctcp(c) => c.on_ack(w, ack),
         }
     }
     fn on_loss(&mut self, w: &mut Window) {
         match self {
             Cc::NewReno(c) => c.on_loss(w),
             Cc::Dctcp(c) => c.on_loss(w),
+            Cc::HotnetsDctcp(c) => c.on_loss(w),
         }
     }
     fn on_timeout(&mut self, w: &mut Window) {
         match self {
             Cc::NewReno(c) => c.on_timeout(w),
             Cc::Dctcp(c) => c.on_timeout(w),
+            Cc::HotnetsDctcp(c) => c.on_timeout(w),
+        }
+    }
+    fn on_nack(&mut self, w: &mut Window, nack: &AckSignal) {
+        match self {
+            Cc::NewReno(c) => c.on_nack(w, nack),
+            Cc::Dctcp(c) => c.on_nack(w, nack),
+            Cc::HotnetsDctcp(c) => c.on_nack(w, nack),
         }
     }
     fn ecn_capable(&self) -> bool {
         match self {
             Cc::NewReno(c) => c.ecn_capable(),
             Cc::Dctcp(c) => c.ecn_capable(),
+            Cc::HotnetsDctcp(c) => c.ecn_capable(),
         }
     }
 }
