@@ -85,6 +85,8 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("marked_pkts", _U64),
         ("max_queue_bytes", _U64),
         ("max_queue_pkts", _U64),
+        ("trimmed_bytes", _U64),
+        ("trimmed_pkts", _U64),
     ],
 }
 """The documented columns of the standard tables, exactly as the engine produces them."""

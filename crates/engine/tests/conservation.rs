@@ -66,6 +66,10 @@ fn generate(seed: u64) -> Generated {
         _ => "{ kind = \"red\", min = \"3pkt\", max = \"10pkt\", p_max = 0.2, weight = 0.5 }".to_string(),
     };
     t += &format!("[switch.queue]\nlimit = \"{limit}\"\nmarking = {marking}\n");
+    // Trimming (headers keep 64 B) into a small control queue, strict or round-robin.
+    if rng.gen_bool(0.3) {
+        t += &format!("trim = true\ncontrol = {}\n", pick(&mut rng, &["{ limit = \"6pkt\" }", "{ service = \"wrr\", weight = 3 }"]));
+    }
     if rng.gen_bool(0.2) {
         t += "[host.queue]\nlimit = \"30pkt\"\n";
     }
@@ -133,6 +137,7 @@ fn random_scenarios_conserve_bytes() {
     let (mut total_drops, mut total_retx, mut with_drops, mut kinds_seen) = (0.0, 0u64, 0, std::collections::BTreeSet::new());
     // Instants that caught packets in the network, and some of them after drops.
     let (mut busy_instants, mut lossy_instants) = (0, 0);
+    let mut total_trims = 0;
     for seed in 1..=50u64 {
         let g = generate(seed);
         let spec = parse_scenario(&g.toml, &common::load_file).unwrap_or_else(|e| panic!("{}: {e}\n{}", g.describe, g.toml));
@@ -168,7 +173,11 @@ fn random_scenarios_conserve_bytes() {
         let (enq, tx, dropped) = (column_u64(ports, "enqueued_bytes"), column_u64(ports, "tx_bytes"), column_u64(ports, "dropped_bytes"));
         // Nothing is left in any queue: every admitted byte was transmitted.
         assert_eq!(enq, tx, "{}", g.describe);
-        assert_eq!(dropped.iter().sum::<u64>(), c.dropped, "{}", g.describe);
+        // The engine's dropped bytes also count what trimming cut off (64 B headers stay).
+        let (trimmed, trims) = (column_u64(ports, "trimmed_bytes"), column_u64(ports, "trimmed_pkts"));
+        let cut = trimmed.iter().sum::<u64>() - 64 * trims.iter().sum::<u64>();
+        assert_eq!(dropped.iter().sum::<u64>() + cut, c.dropped, "{}", g.describe);
+        total_trims += trims.iter().sum::<u64>();
         let acked = common::u64s(&r, "flows", "bytes_acked");
         assert_eq!(acked, common::u64s(&r, "flows", "size_bytes"), "{}", g.describe);
         let drops = r.scalar("drops").unwrap();
@@ -182,4 +191,5 @@ fn random_scenarios_conserve_bytes() {
     // The generator must actually exercise loss and every topology.
     assert!(with_drops >= 15, "only {with_drops} scenarios dropped anything");
     assert_eq!(kinds_seen.len(), 4);
+    assert!(total_trims > 0, "no scenario trimmed a packet");
 }

@@ -20,10 +20,12 @@ pub struct PortState {
     pub busy_until: Time,
     /// Packets started (serializing or propagating) and not yet arrived, oldest first.
     pub wire: Fifo,
-    /// Picoseconds per byte when the rate divides 8e12 exactly (every common rate), else 0.
-    ps_per_byte: u64,
-    pub delay_ps: Time,
+    /// Picoseconds per byte when the rate divides 8e12 exactly (every common rate) and the
+    /// result fits 32 bits, else 0. 32 bits beside `to` leave room for the queue's
+    /// feature pointers in the two hot cache lines.
+    ps_per_byte: u32,
     pub to: NodeId,
+    pub delay_ps: Time,
     pub queue: Queue,
     pub rate_bps: u64,
 }
@@ -31,10 +33,11 @@ pub struct PortState {
 impl PortState {
     pub fn new(to: NodeId, rate_bps: u64, delay_ps: Time, queue: Queue) -> Self {
         let exact = (8 * PS_PER_SEC) % rate_bps == 0;
+        let ps_per_byte = if exact { u32::try_from(8 * PS_PER_SEC / rate_bps).unwrap_or(0) } else { 0 };
         PortState {
             busy_until: 0,
             wire: Fifo::default(),
-            ps_per_byte: if exact { 8 * PS_PER_SEC / rate_bps } else { 0 },
+            ps_per_byte,
             delay_ps,
             to,
             queue,
@@ -49,18 +52,18 @@ impl PortState {
 
     /// Bytes that have started transmission: everything admitted but what still waits.
     pub fn tx_bytes(&self) -> u64 {
-        self.queue.counters.enqueued_bytes - self.queue.backlog.bytes
+        self.queue.counters.enqueued_bytes - self.queue.backlog.bytes - self.queue.control_backlog().bytes
     }
 
     pub fn tx_pkts(&self) -> u64 {
-        self.queue.counters.enqueued_pkts - self.queue.backlog.pkts
+        self.queue.counters.enqueued_pkts - self.queue.backlog.pkts - self.queue.control_backlog().pkts
     }
 
     /// Serialization time of `bytes` at this port's rate.
     #[inline(always)]
     pub fn ser_time(&self, bytes: u64) -> Time {
         if self.ps_per_byte != 0 {
-            bytes * self.ps_per_byte
+            bytes * self.ps_per_byte as u64
         } else {
             serialization_ps(bytes, self.rate_bps)
         }

@@ -5,6 +5,7 @@
 //! the caller's `load_file`.
 
 pub mod spec;
+mod control;
 mod fields;
 mod net;
 mod record;

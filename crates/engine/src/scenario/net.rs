@@ -109,6 +109,7 @@ pub fn queue(cx: &Ctx, q: Option<&QueueSpec>, packet: u64, default_limit: Option
     if let Some(m) = &q.marking {
         cfg.marking = marking(&cx.at("marking"), m)?;
     }
+    cfg.control = super::control::control(cx, q, limit, packet)?;
     Ok(cfg)
 }
 

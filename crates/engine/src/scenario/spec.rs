@@ -56,14 +56,25 @@ pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     pub limit: Option<String>,
     pub marking: Option<MarkingSpec>,
+    pub trim: Option<bool>,
+    pub trim_header: Option<String>,
+    pub control: Option<ControlSpec>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    pub limit: Option<String>,
+    pub service: Option<String>,
+    pub weight: Option<i64>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct MarkingSpec {
     pub kind: Option<String>,

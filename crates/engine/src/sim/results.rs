@@ -19,7 +19,9 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         tables.push(h.table(&host_names, end));
     }
     let completed = w.flows.iter().filter(|f| f.finished()).count();
-    let (drops, marks) = w.ports.iter().fold((0, 0), |(d, m), p| (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts));
+    let (drops, marks, trims) = w.ports.iter().fold((0, 0, 0), |(d, m, t), p| {
+        (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts, t + p.queue.control_counters().trimmed_pkts)
+    });
     let summary = vec![
         ("events".to_string(), w.sched.events as f64),
         ("packet_hops".to_string(), w.packet_hops as f64),
@@ -29,6 +31,7 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("flows_completed".to_string(), completed as f64),
         ("drops".to_string(), drops as f64),
         ("marks".to_string(), marks as f64),
+        ("trims".to_string(), trims as f64),
         ("seed".to_string(), w.seed as f64),
         ("nacks".to_string(), w.flows.iter().map(|f| f.nacks_sent).sum::<u64>() as f64),
         ("proxy_nacks".to_string(), w.proxy_nacks as f64),
@@ -113,6 +116,8 @@ fn ports_table(w: &World) -> Table {
         .push("marked_bytes", c(&|x| x.queue.counters.marked_bytes))
         .push("marked_pkts", c(&|x| x.queue.counters.marked_pkts))
         .push("max_queue_bytes", c(&|x| x.queue.counters.max_bytes))
-        .push("max_queue_pkts", c(&|x| x.queue.counters.max_pkts));
+        .push("max_queue_pkts", c(&|x| x.queue.counters.max_pkts))
+        .push("trimmed_bytes", c(&|x| x.queue.control_counters().trimmed_bytes))
+        .push("trimmed_pkts", c(&|x| x.queue.control_counters().trimmed_pkts));
     t
 }

@@ -202,6 +202,7 @@ impl World {
                 }
             }
             Admission::Queued => {}
+            Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
         }
     }
 
@@ -355,7 +356,7 @@ impl World {
     pub fn conservation(&self) -> Conservation {
         let mut in_flight = 0;
         for p in &self.ports {
-            in_flight += p.queue.backlog.bytes + p.wire_bytes(&self.pool);
+            in_flight += p.queue.backlog.bytes + p.queue.control_backlog().bytes + p.wire_bytes(&self.pool);
         }
         Conservation {
             injected: self.injected_bytes,

@@ -1,12 +1,16 @@
 //! Output queues, composed from policies instead of one class per variant:
 //! - admission: drop-tail against a byte limit and/or a packet limit;
-//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it ([`Marking`]).
+//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it ([`Marking`]);
+//! - a control queue for header-only packets, with trimming ([`ControlQueue`]).
 //!
 //! The queue stores packets in a [`Fifo`] threaded through the packet pool and keeps the
 //! counters Millisampler-style analyses and the port table need.
 
+mod control;
 mod marking;
 mod red;
+
+pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Service};
 
 pub use marking::{Marking, MarkingConfig, Verdict};
 pub use red::{Red, RedConfig};
@@ -48,11 +52,13 @@ pub struct QueueConfig {
     pub limit_bytes: u64,
     pub limit_pkts: u64,
     pub marking: MarkingConfig,
+    /// A control queue for header-only packets (and trimming into it), if any.
+    pub control: Option<ControlConfig>,
 }
 
 impl QueueConfig {
     pub fn unlimited() -> Self {
-        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None }
+        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None }
     }
 }
 
@@ -78,6 +84,8 @@ pub struct Queue {
     limit_bytes: u64,
     limit_pkts: u64,
     marking: Marking,
+    /// Off (`None`) costs one predictable branch per packet.
+    pub control: Option<Box<ControlQueue>>,
     pub counters: QueueCounters,
 }
 
@@ -86,6 +94,8 @@ pub struct Queue {
 pub enum Admission {
     Queued,
     Dropped,
+    /// Cut to a header and queued as a control packet; this many wire bytes were cut off.
+    Trimmed(u32),
 }
 
 impl Queue {
@@ -98,13 +108,23 @@ impl Queue {
             limit_bytes: config.limit_bytes,
             limit_pkts: config.limit_pkts,
             marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng),
+            control: config.control.as_ref().map(|c| Box::new(ControlQueue::new(c))),
             counters: QueueCounters::default(),
         }
     }
 
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
+        self.fifo.is_empty() && self.control.as_ref().map_or(true, |c| c.is_empty())
+    }
+
+    /// Header-only bytes and packets waiting in the control queue.
+    pub fn control_backlog(&self) -> Backlog {
+        self.control.as_ref().map_or(Backlog::default(), |c| c.backlog)
+    }
+
+    pub fn control_counters(&self) -> ControlCounters {
+        self.control.as_ref().map_or(ControlCounters::default(), |c| c.counters)
     }
 
     /// The packet that leaves next, if any.
@@ -116,6 +136,11 @@ impl Queue {
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        if let Some(c) = &mut self.control {
+            if header_only(pool.get(r)) {
+                return admit_control(c, &mut self.counters, pool, r);
+            }
+        }
         let admission = self.admit(pool, r, now);
         if admission == Admission::Queued {
             self.fifo.push(pool, r);
@@ -131,6 +156,14 @@ impl Queue {
     #[inline]
     pub fn pass_through(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         debug_assert!(self.is_empty());
+        if let Some(c) = &mut self.control {
+            if header_only(pool.get(r)) {
+                let admission = admit_control(c, &mut self.counters, pool, r);
+                let left = c.pop(pool);
+                debug_assert_eq!(left, Some(r));
+                return admission;
+            }
+        }
         let admission = self.admit(pool, r, now);
         if admission == Admission::Queued {
             self.marking.on_idle(now);
@@ -150,6 +183,16 @@ impl Queue {
         }
         let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
         if verdict == Verdict::Drop || full {
+            if let Some(c) = &mut self.control {
+                if verdict != Verdict::Drop {
+                    if let Some(cut) = c.trim(pool, r) {
+                        let header = size - cut as u64;
+                        self.counters.enqueued_bytes += header;
+                        self.counters.enqueued_pkts += 1;
+                        return Admission::Trimmed(cut);
+                    }
+                }
+            }
             self.counters.dropped_bytes += size;
             self.counters.dropped_pkts += 1;
             return Admission::Dropped;
@@ -169,6 +212,11 @@ impl Queue {
 
     #[inline]
     pub fn dequeue(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
+        if let Some(c) = &mut self.control {
+            if c.serve_next(!self.fifo.is_empty()) {
+                return c.pop(pool);
+            }
+        }
         let r = self.fifo.pop(pool)?;
         self.backlog.bytes -= pool.get(r).wire_bytes as u64;
         self.backlog.pkts -= 1;
@@ -178,9 +226,25 @@ impl Queue {
         Some(r)
     }
 
-    /// Packets currently queued, front to back.
+    /// Packets currently queued, front to back (data first, then control).
     pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
-        self.fifo.iter(pool)
+        let control = self.control.as_ref().map(|c| c.packets(pool));
+        self.fifo.iter(pool).chain(control.into_iter().flatten())
+    }
+}
+
+/// Admits header-only packet `r` to the control queue: no marking, its own limit.
+#[inline(never)]
+fn admit_control(c: &mut ControlQueue, counters: &mut QueueCounters, pool: &mut PacketPool, r: PacketRef) -> Admission {
+    let size = pool.get(r).wire_bytes as u64;
+    if c.push(pool, r) {
+        counters.enqueued_bytes += size;
+        counters.enqueued_pkts += 1;
+        Admission::Queued
+    } else {
+        counters.dropped_bytes += size;
+        counters.dropped_pkts += 1;
+        Admission::Dropped
     }
 }
 
@@ -211,6 +275,61 @@ mod tests {
         assert_eq!(q.counters.enqueued_bytes, q.backlog.bytes);
         while q.dequeue(&pool, 0).is_some() {}
         assert_eq!(q.backlog, Backlog::default());
+    }
+
+    fn control_queue(service: Service, data_limit_pkts: u64) -> Queue {
+        let control = ControlConfig { limit: Size::Packets(4), service, trim_header_bytes: Some(64) };
+        let cfg = QueueConfig { limit_pkts: data_limit_pkts, control: Some(control), ..QueueConfig::unlimited() };
+        Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1))
+    }
+
+    fn ack(pool: &mut PacketPool, seq: u64) -> PacketRef {
+        pool.alloc(Packet { wire_bytes: 64, kind: crate::packet::PacketKind::Ack, seq, ..Default::default() })
+    }
+
+    #[test]
+    fn overflow_is_trimmed_into_the_control_queue_until_it_is_full() {
+        let mut pool = PacketPool::default();
+        let mut q = control_queue(Service::Strict, 2);
+        let verdicts: Vec<_> = (0..8)
+            .map(|_| {
+                let r = pkt(&mut pool, true);
+                q.enqueue(&mut pool, r, 0)
+            })
+            .collect();
+        use Admission::*;
+        let cut = 1500 - 64;
+        assert_eq!(verdicts, [Queued, Queued, Trimmed(cut), Trimmed(cut), Trimmed(cut), Trimmed(cut), Dropped, Dropped]);
+        assert_eq!(q.backlog, Backlog { bytes: 3000, pkts: 2 });
+        assert_eq!(q.control_backlog(), Backlog { bytes: 256, pkts: 4 });
+        assert_eq!(q.control_counters(), ControlCounters { trimmed_pkts: 4, trimmed_bytes: 6000 });
+        assert_eq!(q.counters.dropped_pkts, 2);
+        assert_eq!(q.counters.enqueued_bytes, 3000 + 256);
+        // Strict priority: the four headers leave first, then the data.
+        let order: Vec<_> = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| pool.get(r).has(flags::TRIMMED)).collect();
+        assert_eq!(order, [true, true, true, true, false, false]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn wrr_serves_control_and_data_twenty_to_one_as_htsims_turn_counter() {
+        let mut pool = PacketPool::default();
+        let control = ControlConfig { limit: Size::Packets(1000), service: Service::Wrr { high: 20 }, trim_header_bytes: None };
+        let cfg = QueueConfig { control: Some(control), ..QueueConfig::unlimited() };
+        let mut q = Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1));
+        for i in 0..50 {
+            let r = ack(&mut pool, i);
+            assert_eq!(q.enqueue(&mut pool, r, 0), Admission::Queued);
+        }
+        for _ in 0..3 {
+            let r = pkt(&mut pool, true);
+            q.enqueue(&mut pool, r, 0);
+        }
+        let order: String = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| if pool.get(r).kind == crate::packet::PacketKind::Ack { 'a' } else { 'D' }).collect();
+        // The turn counter starts at 0 and advances before each choice: 19 ACKs, a data
+        // packet, then 20 ACKs per data packet while both wait; the rest drains alone.
+        let expected = format!("{}D{}D{}D{}", "a".repeat(19), "a".repeat(20), "a".repeat(11), "");
+        assert_eq!(order, expected);
     }
 
     #[test]
