@@ -9,6 +9,15 @@ use fanin_engine::{Column, Results};
 
 /// `degree` senders of `total` bytes through the scheme; a `limit`-packet switch buffer.
 fn scenario(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64) -> String {
+    scenario_with(scheme, degree, total, limit, seed, "50us", "")
+}
+
+/// The same, trimming at every switch, with the long link's delay and extra queue lines.
+fn trimming(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64, long: &str) -> String {
+    scenario_with(scheme, degree, total, limit, seed, long, "trim = true\n")
+}
+
+fn scenario_with(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64, long: &str, queue: &str) -> String {
     format!(
         r#"
 seed = {seed}
@@ -18,9 +27,9 @@ leaves = 2
 spines = 1
 hosts_per_leaf = 6
 host_link = {{ rate = "100Gbps", delay = "1us" }}
-fabric_link = {{ rate = "100Gbps", delay = "50us" }}
+fabric_link = {{ rate = "100Gbps", delay = "{long}" }}
 [switch.queue]
-limit = "{limit}"
+{queue}limit = "{limit}"
 marking = {{ kind = "step", threshold = "33pkt" }}
 [transport]
 cc = "hotnets_dctcp"
@@ -70,7 +79,6 @@ fn without_loss_every_scheme_moves_the_same_bytes_in_about_the_same_time() {
     let stream = run(&scenario("streamlined", 4, "4MB", "100000pkt", 1));
     let naive = run(&scenario("naive", 4, "4MB", "100000pkt", 1));
     let (b, s, n) = (ict_ps(&base), ict_ps(&stream), ict_ps(&naive));
-    eprintln!("ICT baseline {b} streamlined {s} naive {n}");
     for r in [&base, &stream, &naive] {
         assert_eq!(summary(r, "drops"), 0.0);
         assert_eq!(summary(r, "timeouts"), 0.0);
@@ -100,3 +108,69 @@ fn a_split_connection_conserves_bytes_and_is_deterministic() {
     let acked = u64s(&a, "flows", "bytes_acked");
     assert!(acked.iter().all(|&x| x == 500_000));
 }
+
+#[test]
+fn trimming_proxies_beat_the_baseline_and_every_trim_is_nacked_once() {
+    // 4 x 1 MB into a 60-packet buffer with a 1-BDP (~25 MB) window over a ~2 ms RTT: the
+    // first burst is trimmed at the receiver's (baseline) or the proxy's (proxies) ToR.
+    let mut icts = Vec::new();
+    for scheme in ["baseline", "naive", "streamlined"] {
+        let r = run(&trimming(scheme, 4, "4MB", "60pkt", 1, "500us"));
+        let trims = summary(&r, "trims");
+        let nacks = summary(&r, "nacks");
+        // Naive's legs to the proxy start at the intra-DC BDP: they may never overflow.
+        assert!(scheme == "naive" || trims > 100.0, "{scheme}: the first burst is trimmed");
+        assert_eq!(summary(&r, "drops"), 0.0);
+        // Every header reaches an endpoint or the proxy and is NACKed exactly once; each
+        // NACK marks one segment lost, and in the end every byte is delivered once.
+        assert_eq!(nacks, trims, "{scheme}: one NACK per trimmed packet");
+        let acted: u64 = u64s(&r, "flows", "nacks").iter().sum();
+        assert_eq!(acted as f64, trims, "{scheme}: no NACK is stale without timeouts");
+        assert!(u64s(&r, "flows", "bytes_acked").iter().all(|&b| b == 1_000_000));
+        if scheme == "streamlined" {
+            assert_eq!(summary(&r, "proxy_nacks"), trims, "trimmed at the proxy's ToR, NACKed by the proxy");
+        }
+        icts.push(ict_ps(&r));
+    }
+    let (base, naive, stream) = (icts[0], icts[1], icts[2]);
+    // Loss feedback in microseconds instead of one long RTT: both proxies finish in about
+    // one RTT plus the transfer; the baseline needs NACK rounds over the long link.
+    assert!((naive as f64) < 0.5 * base as f64 && (stream as f64) < 0.5 * base as f64, "base {base} naive {naive} streamlined {stream}");
+}
+
+#[test]
+fn without_loss_the_proxies_gain_nothing() {
+    // 4 x 100 KB fit in the 1000-packet buffer: nothing is trimmed, all three within 5%.
+    let icts: Vec<u64> = ["baseline", "naive", "streamlined"]
+        .iter()
+        .map(|s| {
+            let r = run(&trimming(s, 4, "400KB", "1000pkt", 2, "500us"));
+            assert_eq!(summary(&r, "trims"), 0.0, "{s}");
+            ict_ps(&r)
+        })
+        .collect();
+    let lo = *icts.iter().min().unwrap() as f64;
+    assert!(icts.iter().all(|&x| x as f64 / lo < 1.05), "{icts:?}");
+}
+
+#[test]
+fn at_a_long_latency_a_proxy_finishes_in_one_rtt_plus_the_transfer() {
+    // L = 10 ms on each of the two long links: one RTT is 4L plus microseconds, and 4 MB
+    // take 320 us at 100 Gb/s.
+    for scheme in ["naive", "streamlined"] {
+        let r = run(&trimming(scheme, 4, "4MB", "60pkt", 1, "10ms"));
+        let expect = 40e9 + 4e6 * 8.0 / 100e9 * 1e12;
+        let got = ict_ps(&r) as f64;
+        assert!((got / expect - 1.0).abs() < 0.02, "{scheme}: {got} ps vs 4L + transfer {expect} ps");
+    }
+}
+
+#[test]
+fn repeated_runs_are_identical() {
+    let a = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));
+    let b = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));
+    for col in ["finish_ps", "recv_done_ps", "nacks", "retx_bytes"] {
+        assert_eq!(u64s(&a, "flows", col), u64s(&b, "flows", col), "{col}");
+    }
+}
+
