@@ -59,6 +59,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("completed", _BOOL),
     ],
     "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64)],
+    "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64)],
     "hosts": [
         ("host", _U32),
         ("host_name", _STR),
@@ -190,6 +191,10 @@ class Results:
     @property
     def hosts(self) -> pd.DataFrame:
         return self.table("hosts")
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        return self.table("rates")
 
     @property
     def ports(self) -> pd.DataFrame:

@@ -166,6 +166,20 @@ fn at_a_long_latency_a_proxy_finishes_in_one_rtt_plus_the_transfer() {
 }
 
 #[test]
+fn connection_rates_add_up_to_every_flow() {
+    let toml = trimming("naive", 4, "4MB", "60pkt", 1, "500us").replace("[record]\n", "[record]\nrates = { interval = \"50us\" }\n");
+    let r = run(&toml);
+    let flow = u64s(&r, "rates", "flow_id");
+    let acked = u64s(&r, "rates", "acked_bytes");
+    let time = u64s(&r, "rates", "time_ps");
+    for f in 0..8u64 {
+        let total: u64 = flow.iter().zip(&acked).filter(|(x, _)| **x == f).map(|(_, b)| b).sum();
+        assert_eq!(total, 1_000_000, "flow {f}");
+    }
+    assert!(time.iter().all(|t| t % 50_000_000 == 0));
+}
+
+#[test]
 fn repeated_runs_are_identical() {
     let a = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));
     let b = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));

@@ -127,6 +127,7 @@ fn cases() -> Vec<Case> {
         case("proxy is the receiver", format!("{TOPO}{PROXY_WL}proxy = \"r0\"\n"), "workload[0].proxy", "must differ from the receiver", none),
         case("proxy on a plain incast", format!("{TOPO}{WL}proxy = \"s0\"\n"), "workload[0].proxy", "does not apply to kind `incast`", none),
         case("proxy_incast with bursts", format!("{TOPO}{PROXY_WL}proxy = \"s3\"\ncount = 2\n"), "workload[0].count", "does not apply to kind `proxy_incast`", none),
+        case("rate samples finer than 1 us", format!("{TOPO}{WL}[record]\nrates = {{ interval = \"10ns\" }}\n"), "record.rates.interval", "must be at least 1us", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
         case("duplicate key", format!("{TOPO}senders = 5\n{WL}"), "", "line 4: duplicate key `senders`", none),

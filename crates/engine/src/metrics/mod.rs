@@ -1,7 +1,9 @@
 //! What a run records, as columns.
 pub mod hosts;
 pub mod queues;
+pub mod rates;
 pub mod table;
 
 pub use hosts::HostCounters;
 pub use queues::QueueSeries;
+pub use rates::RateSeries;

@@ -50,6 +50,8 @@ pub struct RecordConfig {
     pub queues: Option<(Time, Vec<PortId>)>,
     /// Bin width and hosts.
     pub hosts: Option<(Time, Vec<HostId>)>,
+    /// Per-connection rate sampling interval.
+    pub rates: Option<Time>,
 }
 
 /// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).

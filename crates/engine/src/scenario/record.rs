@@ -34,7 +34,19 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
             Some((bin, hosts(&hc, "hosts", h.hosts.as_ref(), "all", topo)?))
         }
     };
-    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts })
+    let rates = match &r.rates {
+        None => None,
+        Some(rs) => {
+            let rc = cx.at("rates");
+            let interval = rc.time("interval", &rs.interval, "100us")?;
+            // Each sample visits every connection: below 1 us the table only grows.
+            if interval < PS_PER_US {
+                return Err(rc.err("interval", "must be at least 1us"));
+            }
+            Some(interval)
+        }
+    };
+    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, rates })
 }
 
 /// `"bottleneck"` (or any named port), `"switches"` (every switch egress), `"all"`, or a

@@ -165,6 +165,13 @@ pub struct RecordSpec {
     pub flows: Option<bool>,
     pub queues: Option<QueueRecordSpec>,
     pub hosts: Option<HostRecordSpec>,
+    pub rates: Option<RateRecordSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RateRecordSpec {
+    pub interval: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

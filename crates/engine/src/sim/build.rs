@@ -1,10 +1,10 @@
 //! Building the world from a validated scenario.
 
 use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST};
-use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST};
+use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries};
+use crate::metrics::{HostCounters, QueueSeries, RateSeries};
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
@@ -72,6 +72,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         poisson: Vec::new(),
         queue_series,
         host_counters,
+        rate_series: spec.record.rates.map(RateSeries::new),
         seed: spec.seed,
         duration: spec.duration,
         max_duration: spec.max_duration,
@@ -93,6 +94,9 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     }
     if world.queue_series.is_some() {
         world.sched.at(0, Event::new(EventKind::Sample, 0));
+    }
+    if let Some(r) = &world.rate_series {
+        world.sched.at(r.interval, Event::new(EventKind::Sample, RATE_SAMPLE));
     }
     Ok(world)
 }

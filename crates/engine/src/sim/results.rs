@@ -15,6 +15,9 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     if let Some(q) = &w.queue_series {
         tables.push(q.table(|p| w.topo.port_name(p)));
     }
+    if let Some(r) = &w.rate_series {
+        tables.push(r.table());
+    }
     if let Some(h) = &w.host_counters {
         tables.push(h.table(&host_names, end));
     }

@@ -4,7 +4,7 @@
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries};
+use crate::metrics::{HostCounters, QueueSeries, RateSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
@@ -40,6 +40,8 @@ fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
 const PREFETCH_AHEAD: usize = 2;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
+/// The `Sample` event's index for per-connection rates (0: queue depths).
+pub(super) const RATE_SAMPLE: u32 = 1;
 
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -92,6 +94,7 @@ pub struct World {
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
+    pub rate_series: Option<RateSeries>,
     pub seed: u64,
     pub duration: Option<Time>,
     pub max_duration: Time,
@@ -171,6 +174,7 @@ impl World {
             EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
+            EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
         }
     }
@@ -332,6 +336,20 @@ impl World {
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
+        }
+    }
+
+    fn sample_rates(&mut self) {
+        let now = self.sched.now();
+        let Some(series) = &mut self.rate_series else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.start <= now {
+                series.record(now, i, f.sender.snd_una);
+            }
+        }
+        let interval = series.interval;
+        if self.has_work() {
+            self.sched.after(interval, Event::new(EventKind::Sample, RATE_SAMPLE));
         }
     }
 
