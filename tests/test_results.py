@@ -46,6 +46,7 @@ def test_flows_columns_and_dtypes(small_incast: dict[str, Any]) -> None:
 def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str, Any]) -> None:
     s = Scenario.from_dict(small_incast)
     s.set("record.hosts", {"bin": "1ms"})
+    s.set("record.rates", {"interval": "10us"})
     r = fanin.run(s)
     assert set(r.tables) == set(SCHEMAS)
     for name, table in r.tables.items():
