@@ -13,13 +13,15 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "proxy_incast"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "proxy_incast"];
 const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
     match name {
         "inline_cdf.txt" => Ok("# columns: size_bytes cdf_percent\n0 0\n10000 50\n100000 90\n1000000 100\n".into()),
+        "bad_size.cm" => Ok("Nodes 4\nConnections 2\n0->1 id 1 start 0 size 10\n1->2 id 2 start 3 size ten\n".into()),
+        "far_host.cm" => Ok("Nodes 4\nConnections 1\n0->9 id 1 start 0 size 10\n".into()),
         _ => common::load_file(name),
     }
 }
@@ -113,6 +115,62 @@ fn cases() -> Vec<Case> {
             format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 1.5\nsizes = \"inline_cdf.txt\"\n"),
             "workload[0].load",
             "must be in (0, 1], got 1.5",
+            none,
+        ),
+        case(
+            "matrix without a file",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\n"),
+            "workload[0].file",
+            "is required",
+            none,
+        ),
+        case(
+            "matrix with a malformed line",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"bad_size.cm\"\n"),
+            "workload[0].file",
+            "`bad_size.cm` line 4, field `size`: `ten` is not a whole number of bytes",
+            none,
+        ),
+        case(
+            "matrix naming a host the topology lacks",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\n"),
+            "workload[0].file",
+            "host 9 does not exist (the topology has hosts 0..4)",
+            none,
+        ),
+        case(
+            "matrix with a field of another kind",
+            format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"far_host.cm\"\nintra_fraction = 0.5\n"),
+            "workload[0].intra_fraction",
+            "does not apply to kind `matrix`",
+            none,
+        ),
+        case(
+            "mixed_poisson across datacenters on a one-datacenter topology",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 0.8\nintra_sizes = \"inline_cdf.txt\"\ninter_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].intra_fraction",
+            "inter-datacenter flows need a multi-datacenter topology",
+            none,
+        ),
+        case(
+            "mixed_poisson fraction above 1",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1.5\n"),
+            "workload[0].intra_fraction",
+            "must be in [0, 1], got 1.5",
+            none,
+        ),
+        case(
+            "mixed_poisson without inter sizes",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nintra_fraction = 1\nintra_sizes = \"inline_cdf.txt\"\n"),
+            "workload[0].inter_sizes",
+            "is required",
+            none,
+        ),
+        case(
+            "mixed_poisson with a Poisson stop",
+            format!("{TOPO}[[workload]]\nkind = \"mixed_poisson\"\nload = 0.4\nflows = 10\nstop = \"1ms\"\n"),
+            "workload[0].stop",
+            "does not apply to kind `mixed_poisson`",
             none,
         ),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),

@@ -7,6 +7,7 @@
 pub mod spec;
 mod control;
 mod fields;
+mod matrix;
 mod net;
 mod record;
 mod transport;

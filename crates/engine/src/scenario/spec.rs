@@ -157,6 +157,14 @@ pub struct WorkloadSpec {
     pub bytes: Option<String>,
     pub src: Option<String>,
     pub dst: Option<String>,
+    // matrix
+    pub file: Option<String>,
+    pub max_flows: Option<i64>,
+    // mixed_poisson (also load, hosts, sampling)
+    pub intra_fraction: Option<f64>,
+    pub intra_sizes: Option<String>,
+    pub inter_sizes: Option<String>,
+    pub flows: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -11,7 +11,7 @@ use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "proxy_incast"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "proxy_incast"];
 const PICKS: &[&str] = &["first", "random"];
 const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
 
@@ -75,6 +75,7 @@ pub fn workload(
     ];
     let poisson_fields = [("load", w.load.is_some()), ("sizes", w.sizes.is_some()), ("sampling", w.sampling.is_some()), ("stop", w.stop.is_some())];
     let flow_fields = [("src", w.src.is_some()), ("dst", w.dst.is_some())];
+    let (matrix_fields, mixed_fields) = super::matrix::own_fields(w);
     let proxy_fields = [("scheme", w.scheme.is_some()), ("proxy", w.proxy.is_some())];
     if kind != "proxy_incast" {
         cx.reject(kind, &proxy_fields)?;
@@ -82,6 +83,8 @@ pub fn workload(
     let start = cx.time("start", &w.start, "0s")?;
     match kind {
         "incast" => {
+            cx.reject(kind, &matrix_fields)?;
+            cx.reject(kind, &mixed_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &flow_fields)?;
             cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
@@ -94,12 +97,16 @@ pub fn workload(
             proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast)
         }
         "poisson" => {
+            cx.reject(kind, &matrix_fields)?;
+            cx.reject(kind, &mixed_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &flow_fields)?;
             cx.reject(kind, &[("bytes", w.bytes.is_some())])?;
             poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
         }
         "permutation" => {
+            cx.reject(kind, &matrix_fields)?;
+            cx.reject(kind, &mixed_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &flow_fields)?;
@@ -113,7 +120,24 @@ pub fn workload(
             }
             Ok(Workload::Permutation(PermutationSpec { hosts, bytes, start }))
         }
+        "matrix" => {
+            cx.reject(kind, &incast_fields)?;
+            cx.reject(kind, &poisson_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
+            cx.reject(kind, &mixed_fields)?;
+            super::matrix::matrix(cx, w, topo, start, load_file)
+        }
+        "mixed_poisson" => {
+            cx.reject(kind, &incast_fields)?;
+            cx.reject(kind, &flow_fields)?;
+            cx.reject(kind, &[("bytes", w.bytes.is_some()), ("sizes", w.sizes.is_some()), ("stop", w.stop.is_some())])?;
+            cx.reject(kind, &matrix_fields)?;
+            super::matrix::mixed_poisson(cx, w, topo, start, load_file)
+        }
         _ => {
+            cx.reject(kind, &matrix_fields)?;
+            cx.reject(kind, &mixed_fields)?;
             cx.reject(kind, &incast_fields)?;
             cx.reject(kind, &poisson_fields)?;
             cx.reject(kind, &[("hosts", w.hosts.is_some())])?;
@@ -221,7 +245,7 @@ fn poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, duration: O
     Ok(PoissonSpec { hosts, load, sizes, start, stop, capacity_bps })
 }
 
-fn nic_rate(topo: &Topology, h: HostId) -> u64 {
+pub(super) fn nic_rate(topo: &Topology, h: HostId) -> u64 {
     let node = topo.hosts[h.idx()];
     topo.links.iter().find(|l| l.a == node || l.b == node).map_or(0, |l| l.rate_bps)
 }

@@ -123,6 +123,12 @@ impl World {
                     self.schedule_start(f);
                 }
             }
+            Workload::MixedPoisson(m) => {
+                for fs in m.flows_for(self.seed, w) {
+                    let f = self.add_flow(fs.src, fs.dst, fs.bytes, fs.start, NO_INCAST);
+                    self.schedule_start(f);
+                }
+            }
             Workload::Poisson(p) => {
                 let idx = self.poisson.len();
                 let mut run = PoissonRun { spec: p.clone(), rng };

@@ -3,8 +3,11 @@
 //! arrivals are drawn one at a time as the run goes (one pending event per workload).
 
 pub mod cdf;
+pub mod matrix;
+pub mod mixed;
 
 pub use cdf::{Cdf, Sampling};
+pub use mixed::MixedPoissonSpec;
 
 use crate::ids::HostId;
 use crate::units::Time;
@@ -99,6 +102,8 @@ pub enum Workload {
     Poisson(PoissonSpec),
     Permutation(PermutationSpec),
     Flows(Vec<FlowSpec>),
+    /// Drawn in full when the world is built (only the first flows by start are kept).
+    MixedPoisson(MixedPoissonSpec),
     ProxyIncast(crate::proxy::ProxyIncastSpec),
 }
 
