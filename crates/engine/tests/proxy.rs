@@ -12,9 +12,10 @@ fn scenario(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64) -> S
     scenario_with(scheme, degree, total, limit, seed, "50us", "")
 }
 
-/// The same, trimming at every switch, with the long link's delay and extra queue lines.
+/// The same, trimming at every switch, packets sprayed over the two spines, and the long
+/// links' delay.
 fn trimming(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64, long: &str) -> String {
-    scenario_with(scheme, degree, total, limit, seed, long, "trim = true\n")
+    scenario_with(scheme, degree, total, limit, seed, long, "trim = true\n").replace("[switch.queue]", "[routing]\nlb = \"spray\"\n[switch.queue]")
 }
 
 fn scenario_with(scheme: &str, degree: u32, total: &str, limit: &str, seed: u64, long: &str, queue: &str) -> String {
@@ -24,7 +25,7 @@ seed = {seed}
 [topology]
 kind = "leaf_spine"
 leaves = 2
-spines = 1
+spines = 2
 hosts_per_leaf = 6
 host_link = {{ rate = "100Gbps", delay = "1us" }}
 fabric_link = {{ rate = "100Gbps", delay = "{long}" }}
@@ -180,11 +181,13 @@ fn connection_rates_add_up_to_every_flow() {
 }
 
 #[test]
-fn repeated_runs_are_identical() {
+fn repeated_runs_are_identical_and_seeds_change_the_spraying() {
     let a = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));
     let b = run(&trimming("streamlined", 4, "4MB", "60pkt", 5, "500us"));
     for col in ["finish_ps", "recv_done_ps", "nacks", "retx_bytes"] {
         assert_eq!(u64s(&a, "flows", col), u64s(&b, "flows", col), "{col}");
     }
+    let c = run(&trimming("streamlined", 4, "4MB", "60pkt", 6, "500us"));
+    assert_ne!(u64s(&a, "ports", "tx_pkts"), u64s(&c, "ports", "tx_pkts"), "another seed sprays other paths");
 }
 

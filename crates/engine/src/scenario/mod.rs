@@ -6,6 +6,7 @@
 
 pub mod spec;
 mod control;
+mod dequeue_marking;
 mod fields;
 mod matrix;
 mod net;
@@ -15,12 +16,16 @@ mod workload;
 
 use crate::ids::{HostId, PortId};
 use crate::net::queue::QueueConfig;
+use crate::routing::LoadBalancing;
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
+
+/// `[routing] lb`: per-flow ECMP or per-packet spraying.
+pub const LB_KINDS: &[&str] = &["ecmp", "spray"];
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -42,6 +47,12 @@ pub struct ValidSpec {
     pub transport: TransportConfig,
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
+    pub routing: RoutingConfig,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RoutingConfig {
+    pub lb: LoadBalancing,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -88,6 +99,12 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
+    let routing = RoutingConfig {
+        lb: match cx.at("routing").choice("lb", spec.routing.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
+            "spray" => LoadBalancing::Spray,
+            _ => LoadBalancing::Ecmp,
+        },
+    };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,
@@ -99,5 +116,6 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         transport,
         workloads,
         record,
+        routing,
     })
 }

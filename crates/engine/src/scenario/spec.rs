@@ -24,6 +24,14 @@ pub struct Spec {
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -85,6 +93,15 @@ pub struct MarkingSpec {
     pub weight: Option<f64>,
     pub gentle: Option<bool>,
     pub wait: Option<bool>,
+    pub phantom: Option<PhantomSpec>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PhantomSpec {
+    pub size: Option<String>,
+    pub slowdown: Option<f64>,
+    pub drain_rate: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -9,7 +9,7 @@ use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
 use crate::rng::{hash32, stream, Stream};
-use crate::routing::{Fib, Routes};
+use crate::routing::{Fib, LoadBalancing, Routes, Spray};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::{Receiver, Sender};
@@ -62,6 +62,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         topo,
         routes,
         fib,
+        spray: (spec.routing.lb == LoadBalancing::Spray).then(|| Spray::new(spec.seed, spec.topology.hosts.len())),
         ports,
         node_host,
         port_host,

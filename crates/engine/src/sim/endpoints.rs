@@ -40,6 +40,10 @@ impl World {
             if seg.cwr {
                 fl |= flags::CWR;
             }
+            let entropy = match &mut self.spray {
+                Some(s) => s.entropy(src),
+                None => entropy,
+            };
             let pkt = Packet {
                 flow: f,
                 dst,
@@ -140,8 +144,13 @@ impl World {
     /// can tell a stale NACK.
     pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
         self.flows[pkt.flow.idx()].nacks_sent += 1;
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(from),
+            None => pkt.entropy,
+        };
         let nack = Packet {
             dst: to,
+            entropy,
             wire_bytes: self.transport.ack_bytes as u32,
             kind: PacketKind::Nack,
             flags: pkt.flags & flags::ECT,
@@ -181,10 +190,14 @@ impl World {
         if a.ece {
             fl |= flags::ECE;
         }
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(flow.dst),
+            None => flow.entropy,
+        };
         let ack = Packet {
             flow: f,
             dst: if flow.via == NO_HOST { flow.src } else { flow.via },
-            entropy: flow.entropy,
+            entropy,
             wire_bytes: self.transport.ack_bytes as u32,
             payload: 0,
             kind: PacketKind::Ack,
