@@ -68,6 +68,8 @@ pub struct RecordConfig {
     pub queue_events: Option<Vec<PortId>>,
     /// Sampling interval of the active flows' windows.
     pub windows: Option<Time>,
+    /// Per-connection rate sampling interval.
+    pub rates: Option<Time>,
 }
 
 /// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).
