@@ -198,7 +198,7 @@ impl World {
                 }
             }
             Admission::Queued => {}
-            Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
+            Admission::Trimmed => self.dropped_bytes += p.queue.last_trim_cut_bytes(),
         }
     }
 
