@@ -48,7 +48,15 @@ pub struct Topology {
     pub groups: Vec<(String, Vec<HostId>)>,
     /// Named ports a recorder can refer to (`bottleneck`, ...).
     pub named_ports: Vec<(String, PortId)>,
+    /// Per node: its datacenter (`NO_DC` for a router between datacenters). Empty: one
+    /// datacenter, 0.
+    pub node_dc: Vec<u8>,
+    /// Per port: whether it gets the `inter` (long-haul) queue configuration. Empty: none.
+    pub inter_ports: Vec<bool>,
 }
+
+/// The datacenter of a node that belongs to none (a backbone router).
+pub const NO_DC: u8 = u8::MAX;
 
 impl Topology {
     pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>) -> NodeId {
@@ -91,6 +99,23 @@ impl Topology {
 
     pub fn named_port(&self, name: &str) -> Option<PortId> {
         self.named_ports.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+
+    /// The datacenter of `node` (0 in a single-datacenter topology).
+    #[inline]
+    pub fn dc_of(&self, node: NodeId) -> u8 {
+        self.node_dc.get(node.idx()).copied().unwrap_or(0)
+    }
+
+    /// Whether hosts `src` and `dst` sit in different datacenters.
+    #[inline]
+    pub fn crosses_dc(&self, src: HostId, dst: HostId) -> bool {
+        self.dc_of(self.hosts[src.idx()]) != self.dc_of(self.hosts[dst.idx()])
+    }
+
+    /// Whether port `p` is of the `inter` class (long-haul queue configuration).
+    pub fn is_inter(&self, p: PortId) -> bool {
+        self.inter_ports.get(p.idx()).copied().unwrap_or(false)
     }
 
     /// A readable port name: `tor0->h3`.
