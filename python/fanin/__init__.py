@@ -6,12 +6,13 @@
 >>> r.flows[["flow_id", "fct_ps", "slowdown"]]                   # doctest: +SKIP
 """
 
-from fanin import _native
+from fanin import _native, sweep
 from fanin.errors import ScenarioError
 from fanin.results import Results
 from fanin.run import run
 from fanin.scenario import Scenario
+from fanin.sweep import Sweep
 
 __version__: str = _native.version()
 
-__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "run"]
+__all__ = ["Results", "Scenario", "ScenarioError", "Sweep", "__version__", "run", "sweep"]

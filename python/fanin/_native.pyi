@@ -29,3 +29,23 @@ def run(
     """
 
 def version() -> str: ...
+
+def parse_cm(text: str) -> dict[str, list[int]]:
+    """A .cm file's flows as lists src, dst, id, start_ps, size_bytes. Raises ValueError."""
+
+def format_cm(nodes: int, src: list[int], dst: list[int], start_ps: list[int], size_bytes: list[int]) -> str:
+    """.cm text for the flows (ids 1, 2, ... in order)."""
+
+def mixed_poisson(
+    dc_of: list[int],
+    nic_bps: int,
+    load: float,
+    intra_fraction: float,
+    intra_cdf: str,
+    inter_cdf: str,
+    flows: int,
+    seed: int,
+    index: int = 0,
+    start_ps: int = 0,
+) -> dict[str, list[int]]:
+    """The mixed_poisson workload's flows as lists src, dst, start_ps, size_bytes."""

@@ -176,7 +176,9 @@ class Scenario:
     def search_dirs(self) -> list[str]:
         """Where files named by the scenario are looked up, in order."""
         first = self.base_dir if self.base_dir is not None else Path.cwd()
-        return [str(first), str(DATA_DIR)]
+        from fanin.workloads import artifact_dirs  # the .cm traffic matrices
+
+        return [str(first), str(DATA_DIR), *artifact_dirs()]
 
     def validate(self) -> dict[str, Any]:
         """Asks the engine; returns ``{"name", "seed"}`` or raises :class:`ScenarioError`."""

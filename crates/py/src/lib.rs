@@ -7,6 +7,8 @@
 //! engine panic becomes `RuntimeError("internal error: ...; please report")`, never a Rust
 //! panic trace.
 
+mod workloads;
+
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
@@ -268,5 +270,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    for f in [wrap_pyfunction!(workloads::parse_cm, m)?, wrap_pyfunction!(workloads::format_cm, m)?, wrap_pyfunction!(workloads::mixed_poisson, m)?] {
+        m.add_function(f)?;
+    }
     Ok(())
 }

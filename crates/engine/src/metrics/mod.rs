@@ -5,3 +5,5 @@ pub mod table;
 
 pub use hosts::HostCounters;
 pub use queues::QueueSeries;
+pub mod traces;
+pub use traces::{QueueEvents, WindowSeries};

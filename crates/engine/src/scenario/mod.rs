@@ -8,10 +8,13 @@ pub mod spec;
 mod control;
 mod dequeue_marking;
 mod fields;
+mod matrix;
 mod multi_dc;
 mod net;
 mod record;
+mod rpc;
 mod transport;
+mod window;
 mod workload;
 
 use crate::ids::{HostId, PortId};
@@ -64,6 +67,10 @@ pub struct RecordConfig {
     pub queues: Option<(Time, Vec<PortId>)>,
     /// Bin width and hosts.
     pub hosts: Option<(Time, Vec<HostId>)>,
+    /// Ports whose queue length is recorded at every change.
+    pub queue_events: Option<Vec<PortId>>,
+    /// Sampling interval of the active flows' windows.
+    pub windows: Option<Time>,
 }
 
 /// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).
@@ -76,13 +83,15 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
-    let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
+    let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
     if spec.host.inter_queue.is_some() {
         return Err(ScenarioError::new("host.inter_queue", "only switches have inter ports"));
     }
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));

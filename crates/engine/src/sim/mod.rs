@@ -4,6 +4,7 @@ mod build;
 mod endpoints;
 mod flow;
 mod results;
+mod rpc;
 mod world;
 
 pub use flow::{Flow, NEVER};

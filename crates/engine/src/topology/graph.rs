@@ -19,6 +19,9 @@ pub struct Node {
     pub name: String,
     /// Dense host number for hosts, `None` for switches.
     pub host: Option<HostId>,
+    /// The datacenter the node belongs to (0 in single-datacenter topologies): whether a
+    /// flow crosses datacenters picks its congestion control and base RTT class.
+    pub dc: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,15 +51,12 @@ pub struct Topology {
     pub groups: Vec<(String, Vec<HostId>)>,
     /// Named ports a recorder can refer to (`bottleneck`, ...).
     pub named_ports: Vec<(String, PortId)>,
-    /// Per node: its datacenter (`NO_DC` for a router between datacenters). Empty: one
-    /// datacenter, 0.
-    pub node_dc: Vec<u8>,
     /// Per port: whether it gets the `inter` (long-haul) queue configuration. Empty: none.
     pub inter_ports: Vec<bool>,
 }
 
 /// The datacenter of a node that belongs to none (a backbone router).
-pub const NO_DC: u8 = u8::MAX;
+pub const NO_DC: u32 = u32::MAX;
 
 impl Topology {
     pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>) -> NodeId {
@@ -69,7 +69,7 @@ impl Topology {
             }
             NodeKind::Switch => None,
         };
-        self.nodes.push(Node { kind, name: name.into(), host });
+        self.nodes.push(Node { kind, name: name.into(), host, dc: 0 });
         id
     }
 
@@ -77,6 +77,15 @@ impl Topology {
     pub fn add_link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay_ps: Time) -> PortId {
         self.links.push(Link { a, b, rate_bps, delay_ps });
         PortId::from(2 * (self.links.len() - 1))
+    }
+
+    pub fn dc_of(&self, node: NodeId) -> u32 {
+        self.nodes[node.idx()].dc
+    }
+
+    /// Whether a flow from host `a` to host `b` leaves its datacenter.
+    pub fn crosses_dc(&self, a: HostId, b: HostId) -> bool {
+        self.dc_of(self.hosts[a.idx()]) != self.dc_of(self.hosts[b.idx()])
     }
 
     pub fn port_count(&self) -> usize {
@@ -99,18 +108,6 @@ impl Topology {
 
     pub fn named_port(&self, name: &str) -> Option<PortId> {
         self.named_ports.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
-    }
-
-    /// The datacenter of `node` (0 in a single-datacenter topology).
-    #[inline]
-    pub fn dc_of(&self, node: NodeId) -> u8 {
-        self.node_dc.get(node.idx()).copied().unwrap_or(0)
-    }
-
-    /// Whether hosts `src` and `dst` sit in different datacenters.
-    #[inline]
-    pub fn crosses_dc(&self, src: HostId, dst: HostId) -> bool {
-        self.dc_of(self.hosts[src.idx()]) != self.dc_of(self.hosts[dst.idx()])
     }
 
     /// Whether port `p` is of the `inter` class (long-haul queue configuration).

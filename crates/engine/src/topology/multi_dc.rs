@@ -13,7 +13,7 @@
 //! Hosts come first, datacenter by datacenter (`h0..` numbered across datacenters), then
 //! each datacenter's switches (`dc{d}_` + the builder's name), then the interconnect's.
 
-use super::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams, LinkParams, NodeKind, Topology};
+use super::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams, LinkParams, NodeKind, Topology, NO_DC};
 use crate::ids::{HostId, NodeId};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,11 +56,10 @@ pub fn multi_dc(p: &MultiDcParams) -> Topology {
     let mut t = Topology::default();
     // Node ids in the joined topology: all hosts first, then each datacenter's switches.
     let mut map: Vec<Vec<NodeId>> = vec![vec![NodeId(0); dc.nodes.len()]; n_dc];
-    let mut dc_of: Vec<u8> = Vec::new();
     for (d, m) in map.iter_mut().enumerate() {
         for &h in &dc.hosts {
             m[h.idx()] = t.add_node(NodeKind::Host, format!("h{}", t.hosts.len()));
-            dc_of.push(d as u8);
+            t.nodes[m[h.idx()].idx()].dc = d as u32;
         }
     }
     let mut tops: Vec<Vec<NodeId>> = vec![Vec::new(); n_dc];
@@ -68,7 +67,7 @@ pub fn multi_dc(p: &MultiDcParams) -> Topology {
         for (i, node) in dc.nodes.iter().enumerate() {
             if node.kind == NodeKind::Switch {
                 m[i] = t.add_node(NodeKind::Switch, format!("dc{d}_{}", node.name));
-                dc_of.push(d as u8);
+                t.nodes[m[i].idx()].dc = d as u32;
                 if node.name.starts_with(top_prefix) {
                     tops[d].push(m[i]);
                 }
@@ -91,7 +90,7 @@ pub fn multi_dc(p: &MultiDcParams) -> Topology {
             let per_dc = tops[0].len();
             for r in 0..routers as usize {
                 let br = t.add_node(NodeKind::Switch, format!("br{r}"));
-                dc_of.push(u8::MAX);
+                t.nodes[br.idx()].dc = NO_DC;
                 for top in &tops {
                     add(&mut t, top[r * per_dc / routers as usize], br, p.long_haul_link, false, true);
                 }
@@ -101,7 +100,7 @@ pub fn multi_dc(p: &MultiDcParams) -> Topology {
             let borders: Vec<NodeId> = (0..n_dc)
                 .map(|d| {
                     let b = t.add_node(NodeKind::Switch, format!("dc{d}_border"));
-                    dc_of.push(d as u8);
+                    t.nodes[b.idx()].dc = d as u32;
                     b
                 })
                 .collect();
@@ -121,7 +120,6 @@ pub fn multi_dc(p: &MultiDcParams) -> Topology {
             }
         }
     }
-    t.node_dc = dc_of;
     t.inter_ports = inter;
     let all: Vec<HostId> = (0..t.hosts.len()).map(HostId::from).collect();
     let per = dc.hosts.len();

@@ -4,8 +4,9 @@
 //! next segment to send and tells it about ACKs and timeouts.
 
 use super::cc::{AckSignal, Cc, CongestionControl, Window};
+use super::pacer::{PaceBy, Pacer};
 use super::scoreboard::{Scoreboard, Seg};
-use crate::reliability::RttEstimator;
+use crate::reliability::{PacketRto, RttEstimator, SegState};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -53,6 +54,9 @@ pub struct Sender {
     /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
     pub in_flight: u64,
     in_recovery: bool,
+    /// After a timeout, until everything then outstanding is acknowledged (the RFC 5681
+    /// "loss" state; Linux's and ns-3's CA_Loss): the window grows, ECN echoes cut nothing.
+    in_loss: bool,
     recover: u64,
     dupacks: u64,
     sack: bool,
@@ -63,6 +67,13 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Paced senders only.
+    pub pacer: Option<Pacer>,
+    /// When the pacer held back a segment the window allowed: the time it may go.
+    pub pace_wait: Option<Time>,
+    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
+    pub packet_rto: Option<PacketRto>,
+    expired: Vec<u64>,
 }
 
 impl Sender {
@@ -73,10 +84,11 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             board: Scoreboard::default(),
-            window: Window::new(cfg.init_cwnd, cfg.mss, cfg.min_cwnd),
+            window: Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd),
             cc,
             in_flight: 0,
             in_recovery: false,
+            in_loss: false,
             recover: 0,
             dupacks: 0,
             sack: cfg.sack,
@@ -87,6 +99,10 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
+            pacer: None,
+            pace_wait: None,
+            packet_rto: None,
+            expired: Vec::new(),
         }
     }
 
@@ -111,10 +127,10 @@ impl Sender {
     }
 
 
-    /// The next segment the window allows, if any. One segment may always go when nothing
-    /// is in flight, so a window below one MSS cannot stall the flow.
+    /// The next segment the window (and the pacer) allows at `now`, if any. One segment may
+    /// always go when nothing is in flight, so a window below one MSS cannot stall the flow.
     #[inline]
-    pub fn next_segment(&mut self) -> Option<Segment> {
+    pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
         let window = self.window.cwnd.min(self.rwnd);
         let (seg, retransmission) = match self.board.first_lost() {
             Some(seg) => (seg, true),
@@ -122,8 +138,15 @@ impl Sender {
             None => return None,
         };
         let len = self.seg_len(seg);
-        if self.in_flight > 0 && self.in_flight + len > window {
+        // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
+        if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
+        }
+        if let Some(p) = &self.pacer {
+            if !p.ready(now) {
+                self.pace_wait = Some(p.next_send);
+                return None;
+            }
         }
         if retransmission {
             self.board.set(seg, Seg::Retx);
@@ -133,6 +156,14 @@ impl Sender {
             self.snd_nxt += len;
         }
         self.in_flight += len;
+        if let Some(p) = &mut self.pacer {
+            let (w, cc) = (&self.window, &self.cc);
+            p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
+        }
+        if let Some(q) = &mut self.packet_rto {
+            q.on_transmit(seg, now);
+        }
+        self.cc.on_send(&mut self.window, now, len);
         let cwr = std::mem::take(&mut self.send_cwr);
         Some(Segment { seq: seg * self.mss, len, retransmission, cwr })
     }
@@ -140,8 +171,9 @@ impl Sender {
     /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
     /// ECN echo and the echoed send timestamp.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack_start: u64, sack_end: u64, ece: bool, ts_echo: Time) -> AckEffect {
+        let rtt_sample = now.saturating_sub(ts_echo);
         if now >= ts_echo {
-            self.rtt.sample(now - ts_echo);
+            self.rtt.sample(rtt_sample);
         }
         let mut delivered = 0;
         let advanced = ack > self.snd_una;
@@ -169,12 +201,16 @@ impl Sender {
         if self.sack && sack_end > sack_start {
             delivered += self.apply_sack(sack_start, sack_end);
         }
-        self.detect_loss(advanced);
+        if self.packet_rto.is_none() {
+            self.detect_loss(advanced);
+        }
         if self.in_recovery && self.snd_una >= self.recover {
             self.in_recovery = false;
             self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
         }
-        let before = self.window.cwnd;
+        if self.in_loss && self.snd_una >= self.recover {
+            self.in_loss = false;
+        }
         let signal = AckSignal {
             now,
             delivered,
@@ -182,10 +218,14 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
+            rtt_sample,
+            sent_at: ts_echo,
+            in_flight: self.in_flight,
         };
         self.cc.on_ack(&mut self.window, &signal);
-        if ece && self.window.cwnd < before {
+        if std::mem::take(&mut self.window.ecn_reacted) {
             self.send_cwr = true;
         }
         AckEffect { advanced, finished: self.finished() }
@@ -251,9 +291,39 @@ impl Sender {
         let in_flight = &mut self.in_flight;
         self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
         self.in_recovery = false;
+        self.in_loss = true;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();
+    }
+
+    /// The per-packet timer fired: every transmission whose deadline passed and whose
+    /// segment is still in flight is lost. Returns how many timed out.
+    pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
+        let Some(q) = &mut self.packet_rto else { return 0 };
+        let board = &self.board;
+        let expired = &mut self.expired;
+        q.expire(
+            now,
+            board.base(),
+            |seg| match board.state(seg) {
+                Some(Seg::Sent) | Some(Seg::Retx) => SegState::InFlight,
+                _ => SegState::Settled,
+            },
+            |seg| expired.push(seg),
+        );
+        let count = self.expired.len() as u64;
+        for i in 0..self.expired.len() {
+            let seg = self.expired[i];
+            self.board.set(seg, Seg::Lost);
+            self.in_flight -= self.seg_len(seg);
+        }
+        self.expired.clear();
+        if count > 0 {
+            self.timeouts += count;
+            self.cc.on_timeout(&mut self.window);
+        }
+        count
     }
 
     pub fn rto(&self) -> Time {
@@ -262,5 +332,30 @@ impl Sender {
 
     pub fn release(&mut self) {
         self.board.release();
+        if let Some(q) = &mut self.packet_rto {
+            q.release();
+        }
+    }
+
+    /// A persistent connection's application writes `bytes` more: the stream grows and
+    /// every window, timer estimate and congestion state carries over (no slow-start
+    /// restart after idle).
+    pub fn append(&mut self, bytes: u64) {
+        self.size += bytes;
+    }
+
+    /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
+    /// next write starts a fresh segment.
+    pub fn skip_to(&mut self, seq: u64) {
+        debug_assert!(self.finished() && self.snd_nxt == self.size && seq >= self.size && seq % self.mss == 0);
+        debug_assert_eq!(self.board.end(), seq / self.mss);
+        self.size = seq;
+        self.snd_una = seq;
+        self.snd_nxt = seq;
+    }
+
+    /// The receive window the receiver advertises (a scheduler's grant or zero window).
+    pub fn set_rwnd(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
     }
 }

@@ -3,8 +3,13 @@
 //! arrivals are drawn one at a time as the run goes (one pending event per workload).
 
 pub mod cdf;
+pub mod matrix;
+pub mod mixed;
+mod rpc;
 
 pub use cdf::{Cdf, Sampling};
+pub use mixed::MixedPoissonSpec;
+pub use rpc::RpcIncastSpec;
 
 use crate::ids::HostId;
 use crate::units::Time;
@@ -99,6 +104,9 @@ pub enum Workload {
     Poisson(PoissonSpec),
     Permutation(PermutationSpec),
     Flows(Vec<FlowSpec>),
+    /// Drawn in full when the world is built (only the first flows by start are kept).
+    MixedPoisson(MixedPoissonSpec),
+    RpcIncast(RpcIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

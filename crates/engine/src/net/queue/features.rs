@@ -81,7 +81,7 @@ impl Queue {
         }
         let admission = self.admit::<true>(pool, r, now);
         if admission == Admission::Queued {
-            self.marking.on_idle(now);
+            self.departed(now);
             self.mark_at_dequeue(pool, r, now);
         }
         admission

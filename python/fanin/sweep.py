@@ -1,0 +1,662 @@
+"""Many runs of one scenario: axes, zipped axes, labelled variants and seeds, run in local
+processes, each run cached so that an interrupted sweep resumes where it stopped.
+
+>>> sw = Sweep(Scenario.load("scenarios/incast_dumbbell.toml"),          # doctest: +SKIP
+...            axes={"degree": Axis(["topology.senders", "workload[0].degree"], [4, 8, 16])},
+...            variants={"dctcp": {}, "newreno": {"transport.cc": "newreno"}}, seeds=3)
+>>> df = sw.run(jobs=2, cache="out/cache", progress=True)                # doctest: +SKIP
+
+``df`` has one row per run (the labels ``variant``, ``degree``, ``seed``, the run's summary
+scalars and ``run_dir``), or, with ``derive=fn``, the rows ``fn(results, point)`` returned
+for every run with the labels prepended. The format of a sweep file is in docs/catalog.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fanin._fs import MANIFEST, atomic_write_bytes
+from fanin.results import TIMING, Results
+from fanin.scenario import Scenario
+
+Derive = Callable[[Results, dict[str, Any]], pd.DataFrame]
+"""Reduces one run to a small table: ``derive(results, point) -> DataFrame``."""
+ProgressFn = Callable[[int, int], None]
+"""Called with ``(runs finished, runs in total)`` as runs finish (cached ones count at once)."""
+
+_SEED = "seed"
+_VARIANT = "variant"
+
+
+class SweepError(ValueError):
+    """A sweep that cannot run: ``where`` names the file or field, ``message`` what is wrong."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where, self.message = where, message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varying quantity: every path in ``paths`` takes each of ``values`` in turn."""
+
+    paths: Sequence[str]
+    values: Sequence[Any]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.paths, str):
+            object.__setattr__(self, "paths", [self.paths])
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A labelled group of overrides; ``scenario`` replaces the sweep's base scenario."""
+
+    set: Mapping[str, Any] = field(default_factory=dict)
+    scenario: Scenario | None = None
+
+
+@dataclass
+class Point:
+    """One run of a sweep: its labels (the DataFrame columns) and the scenario it runs."""
+
+    labels: dict[str, Any]
+    scenario: Scenario
+    seed: int
+
+
+def _as_axis(name: str, spec: Axis | Sequence[Any]) -> Axis:
+    return spec if isinstance(spec, Axis) else Axis([name], list(spec))
+
+
+def _as_variant(spec: Variant | Mapping[str, Any]) -> Variant:
+    return spec if isinstance(spec, Variant) else Variant(dict(spec))
+
+
+class Sweep:
+    """A base scenario, what varies, and the seeds.
+
+    - ``axes``: column name -> :class:`Axis` or a list of values (then the name is the field
+      path); every combination of the axes runs (a product, first axis outermost);
+    - ``zip``: groups of axes that vary together (equal lengths), one column per axis;
+    - ``variants``: label -> overrides (``{"transport.cc": "newreno"}``) or :class:`Variant`,
+      in a ``variant`` column;
+    - ``seeds``: a list, or n for seeds 1..n, innermost;
+    - ``set``: overrides applied to every run first;
+    - ``tables``: which result tables to keep in the cache (None: all; ``[]``: none, only
+      what ``derive`` makes).
+    """
+
+    def __init__(
+        self,
+        base: Scenario,
+        *,
+        axes: Mapping[str, Axis | Sequence[Any]] | None = None,
+        zip: Sequence[Mapping[str, Axis | Sequence[Any]]] = (),
+        variants: Mapping[str, Variant | Mapping[str, Any]] | None = None,
+        seeds: int | Sequence[int] = 1,
+        set: Mapping[str, Any] | None = None,
+        tables: Sequence[str] | None = None,
+        name: str = "",
+    ) -> None:
+        self.base = base
+        self.axes = {k: _as_axis(k, v) for k, v in (axes or {}).items()}
+        self.zip = [{k: _as_axis(k, v) for k, v in group.items()} for group in zip]
+        self.variants = {k: _as_variant(v) for k, v in (variants or {}).items()}
+        self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+        self.set = dict(set or {})
+        self.tables = None if tables is None else sorted(tables)
+        self.name = name or base.name
+        self._check()
+
+    def _check(self) -> None:
+        if not self.seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in self.seeds):
+            raise SweepError("seeds", "need at least one seed; seeds are integers >= 0 (or n for 1..n)")
+        columns = [*self.axes, *(k for g in self.zip for k in g)]
+        if self.variants:
+            columns.append(_VARIANT)
+        dup = {c for c in columns if columns.count(c) > 1 or c == _SEED}
+        if dup:
+            raise SweepError("axes", f"column name used twice or reserved: {', '.join(sorted(dup))}")
+        for name, axis in [*self.axes.items(), *((k, a) for g in self.zip for k, a in g.items())]:
+            if not axis.values:
+                raise SweepError(f"axes.{name}", "no values")
+        for i, group in enumerate(self.zip):
+            lengths = {len(a.values) for a in group.values()}
+            if len(lengths) > 1:
+                raise SweepError(f"zip[{i}]", f"axes that vary together need equal lengths, got {sorted(lengths)}")
+
+    # ------------------------------------------------------------ points
+
+    def points(self) -> list[Point]:
+        """Every run, in order: variants, zip groups, axes, then seeds innermost."""
+        variants: list[tuple[dict[str, Any], Variant]] = (
+            [({_VARIANT: k}, v) for k, v in self.variants.items()] if self.variants else [({}, Variant())]
+        )
+        groups: list[list[dict[str, tuple[Axis, Any]]]] = [
+            [{k: (a, a.values[i]) for k, a in g.items()} for i in range(len(next(iter(g.values())).values))]
+            for g in self.zip
+            if g
+        ]
+        groups += [[{k: (a, v)} for v in a.values] for k, a in self.axes.items()]
+        points = []
+        for (vlabel, variant), *choice in itertools.product(variants, *groups):
+            base = (variant.scenario or self.base).copy()
+            try:
+                for path, value in {**self.set, **variant.set}.items():
+                    base.set(path, value)
+                labels = dict(vlabel)
+                for picked in choice:
+                    for col, (axis, value) in picked.items():
+                        for path in axis.paths:
+                            base.set(path, value)
+                        labels[col] = value
+            except KeyError as e:
+                raise SweepError("", f"cannot set {e.args[0]}") from None
+            for seed in self.seeds:
+                points.append(Point({**labels, _SEED: seed}, base, seed))
+        return points
+
+    def validate(self) -> None:
+        """Asks the engine about every run's scenario; raises ScenarioError naming the run."""
+        from fanin.errors import ScenarioError
+
+        for p in self.points():
+            try:
+                p.scenario.validate()
+            except ScenarioError as e:
+                where = ", ".join(f"{k}={v}" for k, v in p.labels.items() if k != _SEED)
+                raise ScenarioError(e.path, f"{e.message} (in the run {where or 'base'})", e.allowed) from None
+
+    # ------------------------------------------------------------ files
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], base_dir: str | os.PathLike[str], *, where: str = "sweep") -> Sweep:
+        """A sweep from its TOML form (docs/catalog.md); scenario files resolve in ``base_dir``."""
+        allowed = {"scenario", "axes", "zip", "variants", "seeds", "set", "tables", "name"}
+        unknown = set(d) - allowed
+        if unknown:
+            raise SweepError(where, f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        if "scenario" not in d:
+            raise SweepError(where, "missing `scenario` (the base scenario's TOML file)")
+        base = _load_scenario(Path(base_dir), d["scenario"], f"{where}.scenario")
+
+        def axes(spec: Any, at: str) -> dict[str, Axis | list[Any]]:
+            if not isinstance(spec, Mapping):
+                raise SweepError(at, "expected a table of axes")
+            out: dict[str, Axis | list[Any]] = {}
+            for name, v in spec.items():
+                if isinstance(v, list):
+                    out[name] = v
+                elif isinstance(v, Mapping) and set(v) == {"path", "values"} and isinstance(v["values"], list):
+                    out[name] = Axis(v["path"], v["values"])
+                else:
+                    raise SweepError(f"{at}.{name}", "expected a list of values or { path = ..., values = [...] }")
+            return out
+
+        variants: dict[str, Variant] = {}
+        for label, v in dict(d.get("variants", {})).items():
+            if not isinstance(v, Mapping):
+                raise SweepError(f"{where}.variants.{label}", "expected a table of overrides")
+            overrides = {k: x for k, x in v.items() if k != "scenario"}
+            other = (
+                _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario")
+                if "scenario" in v
+                else None
+            )
+            variants[label] = Variant(overrides, other)
+        zips = d.get("zip", [])
+        if not isinstance(zips, list):
+            raise SweepError(f"{where}.zip", "expected an array of tables ([[zip]])")
+        seeds, tables, fixed = d.get("seeds", 1), d.get("tables"), d.get("set", {})
+        if not isinstance(seeds, int | list) or isinstance(seeds, bool):
+            raise SweepError(f"{where}.seeds", "expected n (seeds 1..n) or a list of integers")
+        if tables is not None and not (isinstance(tables, list) and all(isinstance(t, str) for t in tables)):
+            raise SweepError(f"{where}.tables", "expected a list of table names")
+        if not isinstance(fixed, Mapping):
+            raise SweepError(f"{where}.set", "expected a table of overrides")
+        try:
+            return cls(
+                base,
+                axes=axes(d.get("axes", {}), f"{where}.axes"),
+                zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
+                variants=variants,
+                seeds=seeds,
+                set=fixed,
+                tables=tables,
+                name=str(d.get("name", "")),
+            )
+        except SweepError as e:
+            raise SweepError(f"{where}.{e.where}" if e.where else where, e.message) from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Sweep:
+        """Reads a sweep TOML file (its keys at top level)."""
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(str(p), f"not valid TOML: {e}") from None
+        return cls.from_dict(data, p.parent, where=str(p))
+
+    # ------------------------------------------------------------ running
+
+    def run(
+        self,
+        *,
+        derive: Derive | Mapping[str, Derive] | None = None,
+        jobs: int = 1,
+        cache: str | os.PathLike[str] | None = None,
+        progress: bool | ProgressFn = False,
+        executor: Executor | None = None,
+    ) -> Any:
+        """Runs every point (cached runs are not run again) and returns one DataFrame.
+
+        ``derive`` reduces each run (in the worker process) and is cached beside it; a dict
+        of them returns a dict of DataFrames. ``cache`` defaults to ``out/cache``.
+        ``df.attrs["sweep"]`` says how many runs there were and how many were executed.
+        ``executor``: see :func:`run_sweeps`.
+        """
+        return run_sweeps([(self, derive)], jobs=jobs, cache=cache, progress=progress, executor=executor)[0]
+
+
+def _load_scenario(base_dir: Path, name: Any, where: str) -> Scenario:
+    if not isinstance(name, str):
+        raise SweepError(where, "expected a file name")
+    path = base_dir / name
+    if not path.is_file():
+        raise SweepError(where, f"scenario file not found: {path}")
+    return Scenario.load(path)
+
+
+# ---------------------------------------------------------------- cache keys
+
+_ENGINE: str | None = None
+
+
+def engine_hash() -> str:
+    """sha256 of the engine's binary: a rebuilt engine reruns everything."""
+    global _ENGINE
+    if _ENGINE is None:
+        from fanin import _native
+
+        h = hashlib.sha256(_native.version().encode())
+        with open(_native.__file__, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _ENGINE = h.hexdigest()
+    return _ENGINE
+
+
+def _strings(node: Any) -> Iterable[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, Mapping):
+        for v in node.values():
+            yield from _strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _strings(v)
+
+
+def _named_files(scenario: Scenario) -> list[tuple[str, str]]:
+    """(name, sha256) of every file the scenario names, found where the engine looks."""
+    found = []
+    for s in sorted(set(_strings(scenario.data))):
+        if "/" not in s and "." not in s:
+            continue
+        for d in scenario.search_dirs():
+            p = Path(d) / s
+            if p.is_file():
+                found.append((s, hashlib.sha256(p.read_bytes()).hexdigest()))
+                break
+    return found
+
+
+def run_key(scenario: Scenario, seed: int, tables: Sequence[str] | None = None) -> str:
+    """What decides a cached run: canonical scenario, seed, engine binary, named files, kept tables."""
+    doc = scenario.to_dict()
+    doc["seed"] = seed
+    payload = {
+        "scenario": doc,
+        "engine": engine_hash(),
+        "files": _named_files(scenario),
+        "tables": None if tables is None else sorted(tables),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- derive functions across processes
+
+_MODULES: dict[str, ModuleType] = {}
+
+
+def load_module(path: str | os.PathLike[str], name: str) -> ModuleType:
+    """Imports a Python file under ``name`` (once per process); workers find it the same way."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+class _DeriveRef:
+    """A derive function that can travel to a worker: by module file and qualified name."""
+
+    def __init__(self, name: str, fn: Derive) -> None:
+        self.name, self.fn = name, fn
+        self.module, self.qualname = fn.__module__, fn.__qualname__
+        mod = sys.modules.get(self.module)
+        self.file = getattr(mod, "__file__", None)
+        if self.file and Path(self.file).is_file():
+            source = Path(self.file).read_bytes()  # any edit of the module reruns derive
+        else:
+            source = fn.__code__.co_code + repr(fn.__code__.co_consts).encode()
+        self.key = hashlib.sha256(source + self.qualname.encode()).hexdigest()[:16]
+
+    def portable(self) -> bool:
+        return "<" not in self.qualname and self.module != "__main__" and self.file is not None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "fn"}
+
+    def resolve(self) -> Derive:
+        fn = self.__dict__.get("fn")
+        if fn is None:
+            try:
+                module = importlib.import_module(self.module)
+            except ImportError:
+                assert self.file is not None
+                module = load_module(self.file, self.module)
+            found: Any = module
+            for part in self.qualname.split("."):
+                found = getattr(found, part)
+            self.fn = fn = found
+        return fn  # type: ignore[no-any-return]
+
+    def path(self, run_dir: Path) -> Path:
+        return run_dir / "derived" / f"{self.name}-{self.key}.parquet"
+
+
+@dataclass
+class _Task:
+    run_dir: str
+    toml: str
+    base_dir: str | None
+    seed: int
+    labels: dict[str, Any]
+    tables: list[str] | None
+    derives: list[_DeriveRef]
+
+    def done(self) -> bool:
+        d = Path(self.run_dir)
+        return (d / MANIFEST).is_file() and all(r.path(d).is_file() for r in self.derives)
+
+
+def _execute(task: _Task) -> bool:
+    """Runs one task unless its outputs are cached; True if the engine ran."""
+    from fanin.run import run
+
+    d = Path(task.run_dir)
+    missing = [r for r in task.derives if not r.path(d).is_file()]
+    have_run = (d / MANIFEST).is_file()
+    if have_run and not missing:
+        return False
+    # Derive needs the full tables: reload only if nothing was left out of the cache.
+    ran = not have_run or task.tables is not None
+    if ran:
+        scenario = Scenario.from_toml(task.toml, base_dir=task.base_dir)
+        results = run(scenario, seed=task.seed)
+    else:
+        results = Results.from_parquet(d)
+    point = dict(task.labels)
+    frames = {}
+    for ref in missing:
+        try:
+            frame = ref.resolve()(results, point)
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(f"derive {ref.qualname} returned {type(frame).__name__}, not a DataFrame")
+        except Exception as e:  # say which run, keep the traceback
+            e.add_note(f"in derive {ref.qualname} of the run {point} ({task.run_dir})")
+            raise
+        frames[ref] = frame
+    if ran:
+        if task.tables is not None:
+            results.tables = {k: v for k, v in results.tables.items() if k in task.tables}
+        _keep_derived(d, lambda: results.to_parquet(d))
+    for ref, frame in frames.items():
+        buf = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buf)
+        atomic_write_bytes(ref.path(d), buf.getvalue().to_pybytes())
+    return ran
+
+
+def _keep_derived(run_dir: Path, write: Callable[[], Any]) -> None:
+    """Replacing a run directory keeps the derived tables already made beside it."""
+    saved = {}
+    derived = run_dir / "derived"
+    if derived.is_dir():
+        saved = {p.name: p.read_bytes() for p in derived.glob("*.parquet")}
+    write()
+    for name, data in saved.items():
+        atomic_write_bytes(derived / name, data)
+
+
+# ---------------------------------------------------------------- the runner
+
+
+class _Bar:
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._p = Progress(
+            TextColumn("[bold]runs"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self._task = self._p.add_task("runs", total=total)
+
+    def __enter__(self) -> _Bar:
+        self._p.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._p.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, done: int, total: int) -> None:
+        self._p.update(self._task, completed=done, total=total)
+
+
+def default_cache() -> Path:
+    return Path("out") / "cache"
+
+
+def _tasks(sweep: Sweep, derives: list[_DeriveRef], cache: Path) -> list[_Task]:
+    tasks = []
+    for p in sweep.points():
+        key = run_key(p.scenario, p.seed, sweep.tables)
+        base_dir = str(p.scenario.base_dir) if p.scenario.base_dir is not None else None
+        run_dir = cache / key[:2] / key
+        tasks.append(_Task(str(run_dir), p.scenario.to_toml(), base_dir, p.seed, p.labels, sweep.tables, derives))
+    return tasks
+
+
+def _refs(derive: Derive | Mapping[str, Derive] | None) -> list[_DeriveRef]:
+    if derive is None:
+        return []
+    if callable(derive):
+        return [_DeriveRef("derive", derive)]
+    return [_DeriveRef(name, fn) for name, fn in derive.items()]
+
+
+def run_sweeps(
+    sweeps: Sequence[tuple[Sweep, Derive | Mapping[str, Derive] | None]],
+    *,
+    jobs: int = 1,
+    cache: str | os.PathLike[str] | None = None,
+    progress: bool | ProgressFn = False,
+    executor: Executor | None = None,
+) -> list[Any]:
+    """Runs several sweeps in one pool with one progress bar; one result per sweep (as Sweep.run).
+
+    ``executor`` replaces the local process pool with any ``concurrent.futures.Executor``
+    (a Dask cluster's ``client.get_executor()``, say); the workers must share the cache
+    directory and import fanin.
+    """
+    if jobs < 1:
+        raise SweepError("jobs", "must be >= 1")
+    cache_dir = Path(cache) if cache is not None else default_cache()
+    for sweep, _ in sweeps:
+        sweep.validate()
+    plans = []
+    for sweep, derive in sweeps:
+        refs = _refs(derive)
+        plans.append((sweep, derive, refs, _tasks(sweep, refs, cache_dir)))
+    pending = [t for t in _merged([t for *_, tasks in plans for t in tasks]) if not t.done()]
+    total = len({t.run_dir for *_, tasks in plans for t in tasks})
+    parallel = executor is not None or (jobs > 1 and len(pending) > 1)
+    if parallel:
+        bad = [r.qualname for t in pending for r in t.derives if not r.portable()]
+        if bad:
+            raise SweepError("derive", f"{bad[0]} must be a module-level function in a file to run in parallel")
+
+    bar = _Bar(total) if progress is True else None
+    report: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
+    done = total - len(pending)
+
+    def tick(n: int) -> None:
+        if report:
+            report(done + n, total)
+
+    with bar if bar is not None else _Null():
+        tick(0)
+        if not parallel:
+            ran = set()
+            for i, t in enumerate(pending):
+                if _execute(t):
+                    ran.add(t.run_dir)
+                tick(i + 1)
+        elif executor is not None:
+            ran = _drain(executor, pending, tick, own=False)
+        else:
+            ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx)
+            ran = _drain(pool, pending, tick, own=True)
+    return [_collect(sweep, derive, refs, tasks, _stats(tasks, ran)) for sweep, derive, refs, tasks in plans]
+
+
+def _merged(tasks: list[_Task]) -> list[_Task]:
+    """One task per run directory, with every derive any sweep asks of that run."""
+    by_dir: dict[str, _Task] = {}
+    for t in tasks:
+        if t.run_dir not in by_dir:
+            by_dir[t.run_dir] = _Task(t.run_dir, t.toml, t.base_dir, t.seed, t.labels, t.tables, list(t.derives))
+        else:
+            have = by_dir[t.run_dir].derives
+            have += [r for r in t.derives if all(r.path(Path("")) != h.path(Path("")) for h in have)]
+    return list(by_dir.values())
+
+
+def _stats(tasks: list[_Task], ran: set[str]) -> dict[str, int]:
+    runs = {t.run_dir for t in tasks}
+    executed = len(runs & ran)
+    return {"runs": len(runs), "cached": len(runs) - executed, "executed": executed}
+
+
+class _Null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], *, own: bool) -> set[str]:
+    """Submits every task; returns the run directories the engine ran."""
+    ran: set[str] = set()
+    finished = 0
+    futures: dict[Future[bool], _Task] = {}
+    try:
+        futures = {pool.submit(_execute, t): t for t in pending}
+        waiting = set(futures)
+        while waiting:
+            ready, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for f in ready:
+                if f.result():
+                    ran.add(futures[f].run_dir)
+                finished += 1
+                tick(finished)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        if own:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if own:
+        pool.shutdown(wait=True)
+    return ran
+
+
+def _summary_row(run_dir: Path) -> dict[str, Any]:
+    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    row: dict[str, Any] = dict(manifest.get("summary", {}))
+    timing = run_dir / TIMING
+    if timing.is_file():
+        row.update(json.loads(timing.read_text(encoding="utf-8")))
+    row["run_dir"] = str(run_dir)
+    return row
+
+
+def _with_labels(labels: dict[str, Any], frame: pd.DataFrame, where: str) -> pd.DataFrame:
+    clash = [c for c in labels if c in frame.columns]
+    if clash:
+        raise SweepError(where, f"derived column {clash[0]!r} has the name of a sweep label")
+    frame = frame.copy()
+    for i, (k, v) in enumerate(labels.items()):
+        frame.insert(i, k, [v] * len(frame))
+    return frame
+
+
+def _collect(sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
+    if not refs:
+        rows = [{**t.labels, **_summary_row(Path(t.run_dir))} for t in tasks]
+        frame = pd.DataFrame(rows)
+        frame.attrs["sweep"] = stats
+        return frame
+    out: dict[str, pd.DataFrame] = {}
+    for ref in refs:
+        parts = [_with_labels(t.labels, pd.read_parquet(ref.path(Path(t.run_dir))), ref.qualname) for t in tasks]
+        frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        frame.attrs["sweep"] = stats
+        out[ref.name] = frame
+    return out["derive"] if callable(derive) else out
