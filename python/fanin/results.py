@@ -54,7 +54,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("ideal_ict_ps", _U64),
         ("completed", _BOOL),
     ],
-    "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64)],
+    "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64), ("phantom_bytes", _U64)],
     "hosts": [
         ("host", _U32),
         ("host_name", _STR),

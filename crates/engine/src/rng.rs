@@ -11,6 +11,7 @@ pub enum Stream {
     Queue = 1,
     Workload = 2,
     Flow = 3,
+    Spray = 4,
 }
 
 fn splitmix64(mut x: u64) -> u64 {

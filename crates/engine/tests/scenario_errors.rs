@@ -15,6 +15,7 @@ const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
 const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast"];
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
+const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr"];
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
@@ -54,7 +55,7 @@ fn cases() -> Vec<Case> {
             format!("bogus = 1\n{TOPO}{WL}"),
             "bogus",
             "unknown field",
-            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record"]),
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing"]),
         ),
         case(
             "unknown field inside [topology]",
@@ -70,7 +71,17 @@ fn cases() -> Vec<Case> {
             "unknown field",
             None,
         ),
-        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(&["newreno", "dctcp"])),
+        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(CC_KINDS)),
+        case("unknown inter-datacenter cc", format!("{TOPO}[transport]\ncc = {{ intra = \"mprdma\", inter = \"cubic\" }}\n{WL}"), "transport.cc.inter", "unknown value `cubic`", Some(CC_KINDS)),
+        case("cc per class with an unknown class", format!("{TOPO}[transport]\ncc = {{ intra = \"uno\", wan = \"bbr\" }}\n{WL}"), "transport.cc.wan", "unknown field", Some(&["intra", "inter"])),
+        case("cc as a number", format!("{TOPO}[transport]\ncc = 3\n{WL}"), "transport.cc", "expected a name or { intra, inter }", none),
+        case("uno section without uno", format!("{TOPO}[transport]\ncc = \"gemini\"\n[transport.uno]\ng = 0.5\n{WL}"), "transport.uno", "applies only when a flow class runs cc = \"uno\"", none),
+        case("uno gain out of range", format!("{TOPO}[transport]\ncc = \"uno\"\n[transport.uno]\ng = 1.5\n{WL}"), "transport.uno.g", "must be in (0, 1]", none),
+        case("gemini threshold without unit", format!("{TOPO}[transport]\ncc = \"gemini\"\n[transport.gemini]\nt = \"5\"\n{WL}"), "transport.gemini.t", "has no unit", Some(TIME_UNITS)),
+        case("unknown mprdma variant", format!("{TOPO}[transport]\ncc = \"mprdma\"\n[transport.mprdma]\nvariant = \"c\"\n{WL}"), "transport.mprdma.variant", "unknown value `c`", Some(&["a", "b"])),
+        case("unknown rto kind", format!("{TOPO}[transport]\nrto = \"scan\"\n{WL}"), "transport.rto", "unknown value `scan`", Some(&["adaptive", "per_packet"])),
+        case("rto margin with the adaptive timer", format!("{TOPO}[transport]\nrto_margin = \"400us\"\n{WL}"), "transport.rto_margin", "applies only with rto = \"per_packet\"", none),
+        case("zero base RTT", format!("{TOPO}[transport]\ncc = \"uno\"\nbase_rtt = \"0us\"\n{WL}"), "transport.base_rtt", "must be positive", none),
         case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree"])),
         case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
         case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
@@ -198,6 +209,49 @@ fn cases() -> Vec<Case> {
             "must use the same unit as min",
             none,
         ),
+        case(
+            "phantom queue on a step marker",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"step\", threshold = \"5pkt\", phantom = {{ size = \"1MB\" }} }}\n{WL}"),
+            "switch.queue.marking.phantom",
+            "does not apply to kind `step`",
+            none,
+        ),
+        case(
+            "phantom marking with packet thresholds",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"dequeue_red\", min = \"2pkt\", max = \"9pkt\", phantom = {{ size = \"1MB\" }} }}\n{WL}"),
+            "switch.queue.marking.min",
+            "must be in bytes when marking from a phantom queue",
+            none,
+        ),
+        case(
+            "phantom without size",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"dequeue_red\", min = \"2KB\", max = \"9KB\", phantom = {{ slowdown = 5 }} }}\n{WL}"),
+            "switch.queue.marking.phantom.size",
+            "is required",
+            none,
+        ),
+        case(
+            "phantom slowdown and drain rate",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"dequeue_red\", min = \"2KB\", max = \"9KB\", phantom = {{ size = \"1MB\", slowdown = 5, drain_rate = \"9Gbps\" }} }}\n{WL}"),
+            "switch.queue.marking.phantom.drain_rate",
+            "give either slowdown or drain_rate, not both",
+            none,
+        ),
+        case(
+            "negative phantom slowdown",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"dequeue_red\", min = \"2KB\", max = \"9KB\", phantom = {{ size = \"1MB\", slowdown = -5.0 }} }}\n{WL}"),
+            "switch.queue.marking.phantom.slowdown",
+            "must be a percentage in [0, 1000], got -5",
+            none,
+        ),
+        case(
+            "RED probability on a dequeue marker",
+            format!("{TOPO}[switch.queue]\nmarking = {{ kind = \"dequeue_red\", min = \"2KB\", max = \"9KB\", p_max = 0.5 }}\n{WL}"),
+            "switch.queue.marking.p_max",
+            "does not apply to kind `dequeue_red`",
+            none,
+        ),
+        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray"])),
         case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
         case(
             "trim header as large as a packet",

@@ -6,22 +6,28 @@
 
 pub mod spec;
 mod control;
+mod dequeue_marking;
 mod fields;
 mod matrix;
 mod net;
 mod record;
 mod rpc;
 mod transport;
+mod window;
 mod workload;
 
 use crate::ids::{HostId, PortId};
 use crate::net::queue::QueueConfig;
+use crate::routing::LoadBalancing;
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
+
+/// `[routing] lb`: per-flow ECMP or per-packet spraying.
+pub const LB_KINDS: &[&str] = &["ecmp", "spray"];
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -43,6 +49,12 @@ pub struct ValidSpec {
     pub transport: TransportConfig,
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
+    pub routing: RoutingConfig,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RoutingConfig {
+    pub lb: LoadBalancing,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -68,10 +80,12 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
-    let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
+    let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));
@@ -91,6 +105,12 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
+    let routing = RoutingConfig {
+        lb: match cx.at("routing").choice("lb", spec.routing.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
+            "spray" => LoadBalancing::Spray,
+            _ => LoadBalancing::Ecmp,
+        },
+    };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,
@@ -102,5 +122,6 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         transport,
         workloads,
         record,
+        routing,
     })
 }

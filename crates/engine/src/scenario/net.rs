@@ -8,7 +8,7 @@ use crate::units::Size;
 use crate::ScenarioError;
 
 pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree"];
-pub const MARKING_KINDS: &[&str] = &["none", "step", "red"];
+pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
 pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
 
@@ -131,6 +131,9 @@ fn device_queue(cx: &Ctx, q: &QueueSpec, cfg: &QueueConfig) -> Result<u64, Scena
         MarkingConfig::Step { threshold } => matches!(threshold, Size::Bytes(_)),
         MarkingConfig::Red(r) => matches!(r.min, Size::Bytes(_)),
         MarkingConfig::None => false,
+        MarkingConfig::Dequeue(_) => {
+            return Err(cx.err("marking", "kind `dequeue_red` does not combine with device_queue (an ns-3 queue disc marks at enqueue; allowed: none, step, red)"));
+        }
     };
     if bytes_marking {
         return Err(cx.err("marking", "thresholds must be in pkt when device_queue is set"));
@@ -140,6 +143,10 @@ fn device_queue(cx: &Ctx, q: &QueueSpec, cfg: &QueueConfig) -> Result<u64, Scena
 
 fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {
     let kind = cx.choice("kind", m.kind.as_deref(), None, MARKING_KINDS)?;
+    if kind == "dequeue_red" {
+        return super::dequeue_marking::dequeue_red(cx, m);
+    }
+    cx.reject(kind, &[("phantom", m.phantom.is_some())])?;
     let red_fields = [("min", m.min.is_some()), ("max", m.max.is_some()), ("p_max", m.p_max.is_some()), ("weight", m.weight.is_some()), ("gentle", m.gentle.is_some()), ("wait", m.wait.is_some())];
     match kind {
         "none" => {
@@ -154,19 +161,7 @@ fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {
         }
         _ => {
             cx.reject(kind, &[("threshold", m.threshold.is_some())])?;
-            let min = cx.opt_size("min", &m.min)?.ok_or_else(|| cx.err("min", "is required for RED"))?;
-            let max = cx.opt_size("max", &m.max)?.ok_or_else(|| cx.err("max", "is required for RED"))?;
-            let same_unit = matches!((min, max), (Size::Bytes(_), Size::Bytes(_)) | (Size::Packets(_), Size::Packets(_)));
-            if !same_unit {
-                return Err(cx.err("max", "must use the same unit as min (both bytes or both pkt)"));
-            }
-            let (lo, hi) = match (min, max) {
-                (Size::Bytes(a), Size::Bytes(b)) | (Size::Packets(a), Size::Packets(b)) => (a, b),
-                _ => unreachable!(),
-            };
-            if hi < lo {
-                return Err(cx.err("max", "must not be below min"));
-            }
+            let (min, max) = super::dequeue_marking::thresholds(cx, m)?;
             Ok(MarkingConfig::Red(RedConfig {
                 min,
                 max,

@@ -24,6 +24,14 @@ pub struct Spec {
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -86,12 +94,56 @@ pub struct MarkingSpec {
     pub weight: Option<f64>,
     pub gentle: Option<bool>,
     pub wait: Option<bool>,
+    pub phantom: Option<PhantomSpec>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PhantomSpec {
+    pub size: Option<String>,
+    pub slowdown: Option<f64>,
+    pub drain_rate: Option<String>,
+}
+
+/// `cc = "uno"`, or one algorithm per flow class: `cc = { intra = "mprdma", inter = "bbr" }`.
+#[derive(Debug, Clone)]
+pub enum CcSpec {
+    One(String),
+    ByClass(CcByClass),
+}
+
+/// By hand rather than `untagged`, so a wrong key in the table is named as such.
+impl<'de> Deserialize<'de> for CcSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CcSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name or { intra, inter }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CcSpec, E> {
+                Ok(CcSpec::One(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcSpec, A::Error> {
+                CcByClass::deserialize(de::value::MapAccessDeserializer::new(m)).map(CcSpec::ByClass)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CcByClass {
+    pub intra: Option<String>,
+    pub inter: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    pub cc: Option<String>,
+    pub cc: Option<CcSpec>,
     pub mtu: Option<String>,
     pub header: Option<String>,
     pub framing: Option<String>,
@@ -108,7 +160,35 @@ pub struct TransportSpec {
     pub ecn: Option<bool>,
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
+    pub pacing: Option<bool>,
+    pub rto: Option<String>,
+    pub rto_margin: Option<String>,
+    pub rto_margin_inter: Option<String>,
+    pub base_rtt: Option<String>,
+    pub base_rtt_inter: Option<String>,
     pub dctcp: Option<DctcpSpec>,
+    pub uno: Option<UnoSpec>,
+    pub gemini: Option<GeminiSpec>,
+    pub mprdma: Option<MprdmaSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UnoSpec {
+    pub g: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GeminiSpec {
+    pub t: Option<String>,
+    pub h: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MprdmaSpec {
+    pub variant: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

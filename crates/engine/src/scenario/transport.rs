@@ -3,19 +3,18 @@
 use super::fields::Ctx;
 use super::spec::TransportSpec;
 use crate::transport::cc::DctcpConfig;
-use crate::transport::{CcKind, EcnEcho, ReceiverConfig, SenderConfig, TransportConfig};
+use super::window;
+use crate::transport::{CcKind, EcnEcho, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
 use crate::units::Size;
 use crate::ScenarioError;
 
-pub const CC_KINDS: &[&str] = &["newreno", "dctcp"];
 pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
 
 pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, ScenarioError> {
-    let cc = match cx.choice("cc", t.cc.as_deref(), Some("dctcp"), CC_KINDS)? {
-        "newreno" => CcKind::NewReno,
-        _ => CcKind::Dctcp,
-    };
-    if cc != CcKind::Dctcp && t.dctcp.is_some() {
+    let kinds = window::cc_kinds(cx, &t.cc)?;
+    let cc = kinds.0.clone();
+    let window_sender = kinds.0.is_window_sender() || kinds.1.is_window_sender();
+    if cc != CcKind::Dctcp && kinds.1 != CcKind::Dctcp && t.dctcp.is_some() {
         return Err(cx.err("dctcp", "applies only when cc = \"dctcp\""));
     }
     let mtu = cx.bytes("mtu", &t.mtu, "1500B")?;
@@ -60,18 +59,28 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             DctcpConfig { g: dc.fraction("g", d.g, Some(1.0 / 16.0), 0.0, 1.0)?, alpha_init: alpha_init(&dc, d.alpha_init)? }
         }
     };
-    let ecn = t.ecn.unwrap_or(cc == CcKind::Dctcp);
-    if cc == CcKind::Dctcp && !ecn {
+    let ecn_cc = |k: &CcKind| *k != CcKind::NewReno;
+    let ecn = t.ecn.unwrap_or(ecn_cc(&kinds.0) || ecn_cc(&kinds.1));
+    if (cc == CcKind::Dctcp || kinds.1 == CcKind::Dctcp) && !ecn {
         return Err(cx.err("ecn", "DCTCP needs ECN; remove `ecn = false` or use cc = \"newreno\""));
     }
-    let default_echo = if cc == CcKind::Dctcp { "dctcp" } else { "classic" };
+    // Window senders and DCTCP echo each packet's CE bit on its own ACK.
+    let default_echo = if cc == CcKind::Dctcp || window_sender { "dctcp" } else { "classic" };
     let echo = match cx.choice("ecn_echo", t.ecn_echo.as_deref(), Some(default_echo), ECHO_KINDS)? {
         "dctcp" => EcnEcho::Dctcp,
         _ => EcnEcho::Classic,
     };
-    Ok(TransportConfig {
+    let mut out = TransportConfig {
         cc,
+        cc_inter: kinds.1.clone(),
         dctcp,
+        uno: Default::default(),
+        gemini: window::default_gemini(),
+        mprdma: window::default_mprdma(),
+        pacing: false,
+        rto: RtoMode::Adaptive,
+        base_rtt: None,
+        base_rtt_inter: None,
         mtu,
         header,
         framing,
@@ -90,7 +99,9 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         },
         receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32 },
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,
-    })
+    };
+    window::window_fields(cx, t, &kinds, &mut out)?;
+    Ok(out)
 }
 
 fn alpha_init(cx: &Ctx, v: Option<f64>) -> Result<f64, ScenarioError> {

@@ -9,10 +9,11 @@ use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
 use crate::rng::{hash32, stream, Stream};
-use crate::routing::{Fib, Routes};
+use crate::routing::{Fib, LoadBalancing, Routes, Spray};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
-use crate::transport::{Receiver, Sender};
+use crate::transport::cc::FlowPath;
+use crate::transport::Receiver;
 use crate::units::{serialization_ps, Time};
 use crate::workload::{pick_senders, Workload};
 use crate::ScenarioError;
@@ -62,12 +63,14 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         topo,
         routes,
         fib,
+        spray: (spec.routing.lb == LoadBalancing::Spray).then(|| Spray::new(spec.seed, spec.topology.hosts.len())),
         ports,
         node_host,
         port_host,
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),
+        class_rtt: (0, 0),
         incasts: Vec::new(),
         poisson: Vec::new(),
         queue_series,
@@ -89,6 +92,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         done: false,
         last_activity: 0,
     };
+    world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
         world.add_workload(w, workload);
     }
@@ -173,8 +177,9 @@ impl World {
     pub(super) fn add_flow(&mut self, src: HostId, dst: HostId, size: u64, start: Time, incast: u32) -> FlowId {
         let id = FlowId::from(self.flows.len());
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
+        let path = self.flow_path(src, dst);
         let t = &self.transport;
-        let sender = Sender::new(size, &t.sender, t.new_cc());
+        let sender = t.new_sender(size, &path);
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         self.flows.push(Flow {
@@ -190,6 +195,8 @@ impl World {
             rto_event_at: NEVER,
             rto_gen: 0,
             dack_gen: 0,
+            pace_at: NEVER,
+            packet_rto_at: NEVER,
             dack_armed: false,
             dack_ts: 0,
             recv_done: NEVER,
@@ -201,6 +208,44 @@ impl World {
             rpc_slot: 0,
         });
         id
+    }
+
+    /// What a flow's congestion control knows of its path: its class (whether it crosses
+    /// datacenters), its NIC's rate and the class base RTTs.
+    pub(super) fn flow_path(&self, src: HostId, dst: HostId) -> FlowPath {
+        FlowPath {
+            inter: self.topo.crosses_dc(src, dst),
+            rate_bps: self.ports[self.host_nic[src.idx()].idx()].rate_bps,
+            base_rtt_intra: self.class_rtt.0,
+            base_rtt_inter: self.class_rtt.1,
+        }
+    }
+
+    /// The base RTT of each class, per class rather than per path (Uno's convention: a
+    /// same-ToR flow uses the intra value): the scenario's value, else a full-size packet
+    /// and its ACK between the first and the last host of a datacenter (the longest
+    /// intra path in the builders' numbering), and from the first host of datacenter 0's
+    /// to the last host of another datacenter.
+    fn class_rtts(&self) -> (Time, Time) {
+        let t = &self.transport;
+        let packet = t.mtu + t.framing;
+        let hosts: Vec<HostId> = (0..self.topo.hosts.len()).map(HostId::from).collect();
+        let dc = |h: &HostId| self.topo.dc_of(self.topo.hosts[h.idx()]);
+        let mut intra = 0;
+        for d in hosts.iter().map(dc).collect::<std::collections::BTreeSet<_>>() {
+            let members: Vec<HostId> = hosts.iter().copied().filter(|h| dc(h) == d).collect();
+            if let (Some(&a), Some(&b)) = (members.first(), members.last()) {
+                if a != b {
+                    intra = intra.max(self.base_rtt_and_bottleneck(a, b, packet, 0).0);
+                }
+            }
+        }
+        let first = hosts[0];
+        let inter = match hosts.iter().rev().find(|h| dc(h) != dc(&first)) {
+            Some(&far) => self.base_rtt_and_bottleneck(first, far, packet, 0).0,
+            None => intra,
+        };
+        (t.base_rtt.unwrap_or(intra), t.base_rtt_inter.unwrap_or(inter))
     }
 
     /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.

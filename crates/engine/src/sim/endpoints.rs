@@ -30,7 +30,7 @@ impl World {
         let flow = &mut self.flows[f.idx()];
         let (src, dst, entropy) = (flow.src, flow.dst, flow.entropy);
         let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment() {
+        while let Some(seg) = self.flows[f.idx()].sender.next_segment(now) {
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -38,6 +38,10 @@ impl World {
             if seg.cwr {
                 fl |= flags::CWR;
             }
+            let entropy = match &mut self.spray {
+                Some(s) => s.entropy(src),
+                None => entropy,
+            };
             let pkt = Packet {
                 flow: f,
                 dst,
@@ -64,6 +68,10 @@ impl World {
         }
         if spare != NIL {
             self.pool.free(spare);
+        }
+        let flow = &mut self.flows[f.idx()];
+        if let Some(at) = flow.sender.pace_wait.take() {
+            self.arm_pacer(f, at);
         }
     }
 
@@ -126,10 +134,14 @@ impl World {
         if a.ece {
             fl |= flags::ECE;
         }
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(flow.dst),
+            None => flow.entropy,
+        };
         let ack = Packet {
             flow: f,
             dst: flow.src,
-            entropy: flow.entropy,
+            entropy,
             wire_bytes: (self.transport.header + self.transport.framing) as u32,
             payload: 0,
             kind: PacketKind::Ack,
@@ -203,6 +215,9 @@ impl World {
     pub(super) fn arm_rto(&mut self, f: FlowId) {
         let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
+        if flow.sender.packet_rto.is_some() {
+            return self.arm_packet_rto(f);
+        }
         if !flow.sender.outstanding() {
             flow.rto_deadline = NEVER;
             return;
@@ -236,6 +251,52 @@ impl World {
         flow.sender.on_timeout();
         self.pump(f, NIL);
         self.arm_rto(f);
+    }
+
+    /// One pacing event per flow at a time: the pacer's next send time only moves later,
+    /// so an event already pending fires no later than needed and simply pumps again.
+    fn arm_pacer(&mut self, f: FlowId, at: Time) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.pace_at == NEVER {
+            flow.pace_at = at;
+            self.sched.at(at, Event::new(EventKind::Pace, f.0));
+        }
+    }
+
+    pub(super) fn pace_fired(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.pace_at = NEVER;
+        if !flow.finished() {
+            self.pump(f, NIL);
+            self.arm_packet_rto(f);
+        }
+    }
+
+    /// Keeps one event at the head of the flow's deadline queue (one scheduling at most per
+    /// transmission: a new deadline is never earlier than the queued ones).
+    fn arm_packet_rto(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.packet_rto_at != NEVER || flow.finished() {
+            return;
+        }
+        let Some(q) = &mut flow.sender.packet_rto else { return };
+        if let Some(at) = q.next_deadline() {
+            q.timer_ops += 1;
+            flow.packet_rto_at = at;
+            self.sched.at(at, Event::new(EventKind::PacketRto, f.0));
+        }
+    }
+
+    pub(super) fn packet_rto_fired(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        flow.packet_rto_at = NEVER;
+        if flow.finished() {
+            return;
+        }
+        flow.sender.on_packet_timeouts(now);
+        self.pump(f, NIL);
+        self.arm_packet_rto(f);
     }
 
     pub(super) fn arm_delayed_ack(&mut self, f: FlowId) {

@@ -24,6 +24,9 @@ pub struct Flow {
     pub rto_event_at: Time,
     pub rto_gen: u32,
     pub dack_gen: u32,
+    /// Pending pacing and per-packet RTO events (at most one each), `NEVER` if none.
+    pub pace_at: Time,
+    pub packet_rto_at: Time,
     pub dack_armed: bool,
     /// Send timestamp of the first segment a pending delayed ACK covers.
     pub dack_ts: Time,

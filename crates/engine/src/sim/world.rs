@@ -8,7 +8,7 @@ use crate::metrics::{HostCounters, QueueEvents, QueueSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
-use crate::routing::{Fib, Routes};
+use crate::routing::{Fib, Routes, Spray};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
@@ -77,6 +77,8 @@ pub struct World {
     pub routes: Routes,
     /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
     pub fib: Option<Fib>,
+    /// Per-packet spraying (`None`: per-flow ECMP).
+    pub spray: Option<Spray>,
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
@@ -86,6 +88,8 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    /// Base RTT of flows inside a datacenter and of flows across (the class references).
+    pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
@@ -174,6 +178,8 @@ impl World {
             EventKind::Request => self.rpc_request(FlowId(ev.index())),
             EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
             EventKind::SampleWindows => self.sample_windows(),
+            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
+            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
         }
     }
 
@@ -231,7 +237,7 @@ impl World {
             if start > now {
                 break;
             }
-            let Some(r) = p.queue.dequeue(&self.pool, start) else { break };
+            let Some(r) = p.queue.dequeue(&mut self.pool, start) else { break };
             // The packet behind it leaves next; its line is usually cold by then.
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
@@ -334,8 +340,9 @@ impl World {
         for i in 0..series.ports.len() {
             let port = self.queue_series.as_ref().unwrap().ports[i];
             self.catch_up(port, now);
-            let q = self.ports[port.idx()].queue.backlog;
-            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts);
+            let queue = &mut self.ports[port.idx()].queue;
+            let (q, phantom) = (queue.backlog, queue.phantom_bytes(now));
+            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts, phantom);
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));

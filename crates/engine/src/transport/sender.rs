@@ -4,8 +4,9 @@
 //! next segment to send and tells it about ACKs and timeouts.
 
 use super::cc::{AckSignal, Cc, CongestionControl, Window};
+use super::pacer::{PaceBy, Pacer};
 use super::scoreboard::{Scoreboard, Seg};
-use crate::reliability::RttEstimator;
+use crate::reliability::{PacketRto, RttEstimator, SegState};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -66,6 +67,13 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Paced senders only.
+    pub pacer: Option<Pacer>,
+    /// When the pacer held back a segment the window allowed: the time it may go.
+    pub pace_wait: Option<Time>,
+    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
+    pub packet_rto: Option<PacketRto>,
+    expired: Vec<u64>,
 }
 
 impl Sender {
@@ -76,7 +84,7 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             board: Scoreboard::default(),
-            window: Window::new(cfg.init_cwnd, cfg.mss, cfg.min_cwnd),
+            window: Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd),
             cc,
             in_flight: 0,
             in_recovery: false,
@@ -91,6 +99,10 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
+            pacer: None,
+            pace_wait: None,
+            packet_rto: None,
+            expired: Vec::new(),
         }
     }
 
@@ -115,10 +127,10 @@ impl Sender {
     }
 
 
-    /// The next segment the window allows, if any. One segment may always go when nothing
-    /// is in flight, so a window below one MSS cannot stall the flow.
+    /// The next segment the window (and the pacer) allows at `now`, if any. One segment may
+    /// always go when nothing is in flight, so a window below one MSS cannot stall the flow.
     #[inline]
-    pub fn next_segment(&mut self) -> Option<Segment> {
+    pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
         let window = self.window.cwnd.min(self.rwnd);
         let (seg, retransmission) = match self.board.first_lost() {
             Some(seg) => (seg, true),
@@ -130,6 +142,12 @@ impl Sender {
         if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
         }
+        if let Some(p) = &self.pacer {
+            if !p.ready(now) {
+                self.pace_wait = Some(p.next_send);
+                return None;
+            }
+        }
         if retransmission {
             self.board.set(seg, Seg::Retx);
             self.retx_bytes += len;
@@ -138,6 +156,14 @@ impl Sender {
             self.snd_nxt += len;
         }
         self.in_flight += len;
+        if let Some(p) = &mut self.pacer {
+            let (w, cc) = (&self.window, &self.cc);
+            p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
+        }
+        if let Some(q) = &mut self.packet_rto {
+            q.on_transmit(seg, now);
+        }
+        self.cc.on_send(&mut self.window, now, len);
         let cwr = std::mem::take(&mut self.send_cwr);
         Some(Segment { seq: seg * self.mss, len, retransmission, cwr })
     }
@@ -145,8 +171,9 @@ impl Sender {
     /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
     /// ECN echo and the echoed send timestamp.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack_start: u64, sack_end: u64, ece: bool, ts_echo: Time) -> AckEffect {
+        let rtt_sample = now.saturating_sub(ts_echo);
         if now >= ts_echo {
-            self.rtt.sample(now - ts_echo);
+            self.rtt.sample(rtt_sample);
         }
         let mut delivered = 0;
         let advanced = ack > self.snd_una;
@@ -174,7 +201,9 @@ impl Sender {
         if self.sack && sack_end > sack_start {
             delivered += self.apply_sack(sack_start, sack_end);
         }
-        self.detect_loss(advanced);
+        if self.packet_rto.is_none() {
+            self.detect_loss(advanced);
+        }
         if self.in_recovery && self.snd_una >= self.recover {
             self.in_recovery = false;
             self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
@@ -191,6 +220,9 @@ impl Sender {
             in_recovery: self.in_recovery,
             in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
+            rtt_sample,
+            sent_at: ts_echo,
+            in_flight: self.in_flight,
         };
         self.cc.on_ack(&mut self.window, &signal);
         if std::mem::take(&mut self.window.ecn_reacted) {
@@ -265,12 +297,44 @@ impl Sender {
         self.rtt.back_off();
     }
 
+    /// The per-packet timer fired: every transmission whose deadline passed and whose
+    /// segment is still in flight is lost. Returns how many timed out.
+    pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
+        let Some(q) = &mut self.packet_rto else { return 0 };
+        let board = &self.board;
+        let expired = &mut self.expired;
+        q.expire(
+            now,
+            board.base(),
+            |seg| match board.state(seg) {
+                Some(Seg::Sent) | Some(Seg::Retx) => SegState::InFlight,
+                _ => SegState::Settled,
+            },
+            |seg| expired.push(seg),
+        );
+        let count = self.expired.len() as u64;
+        for i in 0..self.expired.len() {
+            let seg = self.expired[i];
+            self.board.set(seg, Seg::Lost);
+            self.in_flight -= self.seg_len(seg);
+        }
+        self.expired.clear();
+        if count > 0 {
+            self.timeouts += count;
+            self.cc.on_timeout(&mut self.window);
+        }
+        count
+    }
+
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }
 
     pub fn release(&mut self) {
         self.board.release();
+        if let Some(q) = &mut self.packet_rto {
+            q.release();
+        }
     }
 
     /// A persistent connection's application writes `bytes` more: the stream grows and

@@ -1,5 +1,6 @@
 //! Marking policies: what a queue does to an arriving packet before admission.
 
+use super::dequeue_red::{DequeueRed, DequeueRedConfig};
 use super::red::{Red, RedConfig};
 use super::Backlog;
 use crate::units::{Size, Time};
@@ -11,6 +12,8 @@ pub enum MarkingConfig {
     /// DCTCP: mark CE when the backlog ahead of the packet has reached K.
     Step { threshold: Size },
     Red(RedConfig),
+    /// RED at dequeue on the instantaneous (or phantom) queue; arrivals pass.
+    Dequeue(DequeueRedConfig),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -24,6 +27,7 @@ pub enum Marking {
     None,
     Step { threshold: Size },
     Red(Box<Red>),
+    Dequeue(Box<DequeueRed>),
 }
 
 impl Marking {
@@ -32,11 +36,13 @@ impl Marking {
             MarkingConfig::None => Marking::None,
             MarkingConfig::Step { threshold } => Marking::Step { threshold: *threshold },
             MarkingConfig::Red(c) => Marking::Red(Box::new(Red::new(c.clone(), rate_bps, mean_pkt_bytes, rng))),
+            MarkingConfig::Dequeue(c) => Marking::Dequeue(Box::new(DequeueRed::new(c, rate_bps, mean_pkt_bytes, rng))),
         }
     }
 
+    /// `data`: the packet carries payload (the phantom queue counts only those).
     #[inline(always)]
-    pub fn on_arrival(&mut self, backlog: Backlog, size: u64, now: Time) -> Verdict {
+    pub fn on_arrival(&mut self, backlog: Backlog, size: u64, data: bool, now: Time) -> Verdict {
         match self {
             Marking::None => Verdict::Pass,
             Marking::Step { threshold } => {
@@ -47,6 +53,12 @@ impl Marking {
                 }
             }
             Marking::Red(red) => red.on_arrival(backlog, size, now),
+            Marking::Dequeue(d) => {
+                if data {
+                    d.on_arrival(size, now);
+                }
+                Verdict::Pass
+            }
         }
     }
 

@@ -1,21 +1,26 @@
 //! Output queues, composed from policies instead of one class per variant:
 //! - admission: drop-tail against a byte limit and/or a packet limit;
-//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it ([`Marking`]);
+//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it, at arrival; or RED at
+//!   dequeue on the instantaneous or a phantom queue ([`DequeueRed`], [`Phantom`]);
 //! - a control queue for header-only packets, with trimming ([`ControlQueue`]).
 //!
 //! The queue stores packets in a [`Fifo`] threaded through the packet pool and keeps the
 //! counters Millisampler-style analyses and the port table need.
 
 mod control;
+mod dequeue_red;
 mod marking;
+mod phantom;
 mod red;
 
+pub use dequeue_red::{DequeueRed, DequeueRedConfig};
+pub use phantom::{Phantom, PhantomConfig, PhantomDrain};
 pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Service};
 
 pub use marking::{Marking, MarkingConfig, Verdict};
 pub use red::{Red, RedConfig};
 
-use crate::packet::{flags, Fifo, PacketPool, PacketRef};
+use crate::packet::{flags, Fifo, PacketKind, PacketPool, PacketRef};
 use crate::units::{Size, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -188,9 +193,22 @@ impl Queue {
         }
         let admission = self.admit(pool, r, now);
         if admission == Admission::Queued {
-            self.marking.on_idle(now);
+            self.departed(pool, r, now);
         }
         admission
+    }
+
+    /// Bookkeeping for data-queue packet `r` starting transmission at `now`: RED's idle
+    /// clock, and marking at dequeue.
+    #[inline(always)]
+    fn departed(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) {
+        // The disc goes idle when its last packet moves down into the device FIFO.
+        if self.backlog.pkts == self.device_pkts {
+            self.marking.on_idle(now);
+        }
+        if let Marking::Dequeue(d) = &mut self.marking {
+            mark_at_dequeue(d, &mut self.counters, pool, r, self.backlog, now);
+        }
     }
 
     /// The marking and admission decision, and the counters, for one arriving packet.
@@ -199,7 +217,7 @@ impl Queue {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
         // Marking (and RED's average) sees the queue disc, as in ns-3.
-        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, now);
+        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, pkt.kind == PacketKind::Data, now);
         if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
@@ -234,26 +252,52 @@ impl Queue {
     }
 
     #[inline]
-    pub fn dequeue(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
+    pub fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketRef> {
         if let Some(c) = &mut self.control {
             if c.serve_next(!self.fifo.is_empty()) {
-                return c.pop(pool);
+                let r = c.pop(pool)?;
+                // htsim marks a trimmed header too, from the data queue's state.
+                if let Marking::Dequeue(d) = &mut self.marking {
+                    if pool.get(r).has(flags::TRIMMED) {
+                        mark_at_dequeue(d, &mut self.counters, pool, r, self.backlog, now);
+                    }
+                }
+                return Some(r);
             }
         }
         let r = self.fifo.pop(pool)?;
         self.backlog.bytes -= pool.get(r).wire_bytes as u64;
         self.backlog.pkts -= 1;
-        // The disc goes idle when its last packet moves down into the device FIFO.
-        if self.backlog.pkts == self.device_pkts {
-            self.marking.on_idle(now);
-        }
+        self.departed(pool, r, now);
         Some(r)
+    }
+
+    /// The phantom queue's counter at `now` (0 without one).
+    pub fn phantom_bytes(&mut self, now: Time) -> u64 {
+        match &mut self.marking {
+            Marking::Dequeue(d) => d.phantom_level(now).unwrap_or(0),
+            _ => 0,
+        }
     }
 
     /// Packets currently queued, front to back (data first, then control).
     pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
         let control = self.control.as_ref().map(|c| c.packets(pool));
         self.fifo.iter(pool).chain(control.into_iter().flatten())
+    }
+}
+
+/// Marks ECN-capable data packet `r` if the dequeue marker says so.
+#[inline]
+fn mark_at_dequeue(d: &mut DequeueRed, counters: &mut QueueCounters, pool: &mut PacketPool, r: PacketRef, backlog: Backlog, now: Time) {
+    let pkt = pool.get_mut(r);
+    if pkt.kind != PacketKind::Data || !pkt.has(flags::ECT) {
+        return;
+    }
+    if d.on_departure(backlog, now) && !pkt.has(flags::CE) {
+        pkt.flags |= flags::CE;
+        counters.marked_bytes += pkt.wire_bytes as u64;
+        counters.marked_pkts += 1;
     }
 }
 
@@ -297,7 +341,7 @@ mod tests {
         assert_eq!(q.counters.dropped_pkts, 2);
         assert_eq!(q.backlog, Backlog { bytes: 4500, pkts: 3 });
         assert_eq!(q.counters.enqueued_bytes, q.backlog.bytes);
-        while q.dequeue(&pool, 0).is_some() {}
+        while q.dequeue(&mut pool, 0).is_some() {}
         assert_eq!(q.backlog, Backlog::default());
     }
 
@@ -330,7 +374,8 @@ mod tests {
         assert_eq!(q.counters.dropped_pkts, 2);
         assert_eq!(q.counters.enqueued_bytes, 3000 + 256);
         // Strict priority: the four headers leave first, then the data.
-        let order: Vec<_> = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| pool.get(r).has(flags::TRIMMED)).collect();
+        let left: Vec<_> = std::iter::from_fn(|| q.dequeue(&mut pool, 0)).collect();
+        let order: Vec<_> = left.iter().map(|&r| pool.get(r).has(flags::TRIMMED)).collect();
         assert_eq!(order, [true, true, true, true, false, false]);
         assert!(q.is_empty());
     }
@@ -349,7 +394,8 @@ mod tests {
             let r = pkt(&mut pool, true);
             q.enqueue(&mut pool, r, 0);
         }
-        let order: String = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| if pool.get(r).kind == crate::packet::PacketKind::Ack { 'a' } else { 'D' }).collect();
+        let left: Vec<_> = std::iter::from_fn(|| q.dequeue(&mut pool, 0)).collect();
+        let order: String = left.iter().map(|&r| if pool.get(r).kind == crate::packet::PacketKind::Ack { 'a' } else { 'D' }).collect();
         // The turn counter starts at 0 and advances before each choice: 19 ACKs, a data
         // packet, then 20 ACKs per data packet while both wait; the rest drains alone.
         let expected = format!("{}D{}D{}D{}", "a".repeat(19), "a".repeat(20), "a".repeat(11), "");
@@ -401,7 +447,7 @@ mod tests {
         assert_eq!(fate.iter().collect::<String>(), ".....MMDD");
         assert_eq!((q.backlog.pkts, q.disc_backlog().pkts), (7, 4));
         while q.backlog.pkts > 2 {
-            q.dequeue(&pool, 0);
+            q.dequeue(&mut pool, 0);
         }
         assert_eq!(q.disc_backlog().pkts, 0);
     }
