@@ -2,7 +2,7 @@
 //! shared transport's timers. Kept beside `world.rs` in the same module so the compiler
 //! still inlines the whole per-packet path.
 
-use super::flow::{NEVER, NO_INCAST, NO_RPC};
+use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -28,7 +28,9 @@ impl World {
         let ecn = self.transport.ecn;
         let header = self.transport.header + self.transport.framing;
         let flow = &mut self.flows[f.idx()];
-        let (src, dst) = (flow.src, flow.dst);
+        // A relayed connection addresses its relay, which forwards to the receiver.
+        let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
+        let src = flow.src;
         let nic = self.host_nic[src.idx()];
         loop {
             let flow = &mut self.flows[f.idx()];
@@ -83,17 +85,18 @@ impl World {
 
     #[inline]
     pub(super) fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
-        if pkt.has(flags::TRIMMED) {
-            // A header carries no data. Without a NACKing transport its loss is repaired
-            // like a drop (SACK or RTO).
-            self.pool.free(r);
-            return;
-        }
         let now = self.sched.now();
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
         if let Some(hc) = &mut self.host_counters {
             hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), &mut flow.last_bin_dst);
+        }
+        if pkt.has(flags::TRIMMED) {
+            // Only the header arrived: ask for the segment again, at once.
+            let back = if flow.via == NO_HOST { flow.src } else { flow.via };
+            let me = flow.dst;
+            self.send_nack(r, pkt, back, me);
+            return;
         }
         if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
             flow.dack_armed = false;
@@ -107,12 +110,21 @@ impl World {
         if flow.recv_done == NEVER && flow.receiver.complete() {
             flow.recv_done = now;
             received = rpc;
+            if flow.incast != NO_INCAST {
+                let inc = &mut self.incasts[flow.incast as usize];
+                inc.last_delivery = inc.last_delivery.max(now);
+            }
         }
         if rpc {
             self.rpc_data(f, pkt.payload as u64, pkt.has(flags::CE));
             if received {
                 self.rpc_received(f);
             }
+        }
+        let flow = &mut self.flows[f.idx()];
+        if flow.feeds != NO_FLOW {
+            let (next, have) = (flow.feeds, flow.receiver.rcv_nxt);
+            self.supply(next, have);
         }
         let flow = &mut self.flows[f.idx()];
         match ack {
@@ -132,6 +144,63 @@ impl World {
         }
     }
 
+    /// A split connection's relay has received `have` bytes in order: its onward
+    /// connection may send up to there.
+    fn supply(&mut self, f: FlowId, have: u64) {
+        let flow = &mut self.flows[f.idx()];
+        if have <= flow.sender.available || flow.finished() {
+            return;
+        }
+        flow.sender.available = have;
+        self.pump(f, NIL);
+        if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
+    }
+
+    /// Turns the trimmed data packet in slot `r` into a NACK of its segment, sent from host
+    /// `from` to host `to`. It echoes the trimmed transmission's send time, so the sender
+    /// can tell a stale NACK.
+    pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
+        self.flows[pkt.flow.idx()].nacks_sent += 1;
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(from),
+            None => pkt.entropy,
+        };
+        let nack = Packet {
+            dst: to,
+            entropy,
+            wire_bytes: self.transport.ack_bytes as u32,
+            kind: PacketKind::Nack,
+            flags: pkt.flags & flags::ECT,
+            sack_start: 0,
+            sack_end: 0,
+            arrive_at: 0,
+            next: NIL,
+            ..*pkt
+        };
+        *self.pool.get_mut(r) = nack;
+        self.injected_bytes += nack.wire_bytes as u64;
+        let nic = self.host_nic[from.idx()];
+        self.enqueue(nic, r);
+    }
+
+    /// A NACK reached the sender: the segment is retransmitted first when the window allows.
+    #[inline]
+    pub(super) fn on_nack(&mut self, r: PacketRef, pkt: &Packet) {
+        let now = self.sched.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if flow.finished() || !flow.sender.on_nack(now, pkt.seq, pkt.ts) {
+            self.pool.free(r);
+            return;
+        }
+        self.pump(f, r);
+        if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
+    }
+
     /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
     /// The ACK echoes `entropy`, the acknowledged data packet's (it returns on the path that
     /// entropy picks, and tells UnoLB which subflow was heard from).
@@ -148,9 +217,9 @@ impl World {
         };
         let ack = Packet {
             flow: f,
-            dst: flow.src,
+            dst: if flow.via == NO_HOST { flow.src } else { flow.via },
             entropy,
-            wire_bytes: (self.transport.header + self.transport.framing) as u32,
+            wire_bytes: self.transport.ack_bytes as u32,
             payload: 0,
             kind: PacketKind::Ack,
             flags: fl,
@@ -259,7 +328,7 @@ impl World {
             self.sched.at(at, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
             return;
         }
-        flow.sender.on_timeout();
+        flow.sender.on_timeout(now);
         if let Some(s) = &mut flow.subflows {
             s.on_loss_signal(now);
         }
