@@ -28,12 +28,6 @@ pub struct Spec {
     pub routing: RoutingSpec,
 }
 
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RoutingSpec {
-    pub lb: Option<String>,
-}
-
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -204,6 +198,15 @@ pub struct GeminiSpec {
 #[serde(deny_unknown_fields)]
 pub struct MprdmaSpec {
     pub variant: Option<String>,
+}
+
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
