@@ -13,7 +13,9 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "proxy_incast"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
+const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
+const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr", "hotnets_dctcp"];
 const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
@@ -70,7 +72,17 @@ fn cases() -> Vec<Case> {
             "unknown field",
             None,
         ),
-        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(&["newreno", "dctcp", "hotnets_dctcp"])),
+        case("unknown cc", format!("{TOPO}[transport]\ncc = \"cubic\"\n{WL}"), "transport.cc", "unknown value `cubic`", Some(CC_KINDS)),
+        case("unknown inter-datacenter cc", format!("{TOPO}[transport]\ncc = {{ intra = \"mprdma\", inter = \"cubic\" }}\n{WL}"), "transport.cc.inter", "unknown value `cubic`", Some(CC_KINDS)),
+        case("cc per class with an unknown class", format!("{TOPO}[transport]\ncc = {{ intra = \"uno\", wan = \"bbr\" }}\n{WL}"), "transport.cc.wan", "unknown field", Some(&["intra", "inter"])),
+        case("cc as a number", format!("{TOPO}[transport]\ncc = 3\n{WL}"), "transport.cc", "expected a name or { intra, inter }", none),
+        case("uno section without uno", format!("{TOPO}[transport]\ncc = \"gemini\"\n[transport.uno]\ng = 0.5\n{WL}"), "transport.uno", "applies only when a flow class runs cc = \"uno\"", none),
+        case("uno gain out of range", format!("{TOPO}[transport]\ncc = \"uno\"\n[transport.uno]\ng = 1.5\n{WL}"), "transport.uno.g", "must be in (0, 1]", none),
+        case("gemini threshold without unit", format!("{TOPO}[transport]\ncc = \"gemini\"\n[transport.gemini]\nt = \"5\"\n{WL}"), "transport.gemini.t", "has no unit", Some(TIME_UNITS)),
+        case("unknown mprdma variant", format!("{TOPO}[transport]\ncc = \"mprdma\"\n[transport.mprdma]\nvariant = \"c\"\n{WL}"), "transport.mprdma.variant", "unknown value `c`", Some(&["a", "b"])),
+        case("unknown rto kind", format!("{TOPO}[transport]\nrto = \"scan\"\n{WL}"), "transport.rto", "unknown value `scan`", Some(&["adaptive", "per_packet"])),
+        case("rto margin with the adaptive timer", format!("{TOPO}[transport]\nrto_margin = \"400us\"\n{WL}"), "transport.rto_margin", "applies only with rto = \"per_packet\"", none),
+        case("zero base RTT", format!("{TOPO}[transport]\ncc = \"uno\"\nbase_rtt = \"0us\"\n{WL}"), "transport.base_rtt", "must be positive", none),
         case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree"])),
         case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
         case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
@@ -332,6 +344,31 @@ fn cases() -> Vec<Case> {
         case("framing above 1 MiB", format!("{TOPO}[transport]\nframing = \"5GB\"\n{WL}"), "transport.framing", "must be at most 1MiB", none),
         case("zero Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"0ms\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
         case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
+        case("device queue in bytes", format!("{TOPO}[switch.queue]\ndevice_queue = \"100KB\"\n{WL}"), "switch.queue.device_queue", "must be a packet count", none),
+        case("zero device queue", format!("{TOPO}[host.queue]\ndevice_queue = \"0pkt\"\n{WL}"), "host.queue.device_queue", "must be positive", none),
+        case(
+            "device queue under a byte limit",
+            format!("{TOPO}[switch.queue]\nlimit = \"2MB\"\ndevice_queue = \"100pkt\"\n{WL}"),
+            "switch.queue.limit",
+            "must be in pkt when device_queue is set",
+            none,
+        ),
+        case(
+            "device queue under byte thresholds",
+            format!("{TOPO}[switch.queue]\ndevice_queue = \"100pkt\"\nmarking = {{ kind = \"step\", threshold = \"30KB\" }}\n{WL}"),
+            "switch.queue.marking",
+            "thresholds must be in pkt",
+            none,
+        ),
+        case("rpc_incast with a period", format!("{TOPO}{RPC}period = \"1ms\"\n"), "workload[0].period", "does not apply to kind `rpc_incast`", none),
+        case("gap on a plain incast", format!("{TOPO}{WL}gap = \"1s\"\n"), "workload[0].gap", "does not apply to kind `incast`", none),
+        case("tokens on a permutation", format!("{TOPO}[[workload]]\nkind = \"permutation\"\nbytes = \"1KB\"\ntokens = 2\n"), "workload[0].tokens", "does not apply to kind `permutation`", none),
+        case("negative tokens", format!("{TOPO}{RPC}tokens = -1\n"), "workload[0].tokens", "must be between 0 and", none),
+        case("token window without tokens", format!("{TOPO}{RPC}token_window = \"64KB\"\n"), "workload[0].token_window", "applies only with tokens > 0", none),
+        case("empty request", format!("{TOPO}{RPC}request_bytes = \"0B\"\n"), "workload[0].request_bytes", "must be in 1 B", none),
+        case("request jitter in packets", format!("{TOPO}{RPC}request_jitter = \"5pkt\"\n"), "workload[0].request_jitter", "unknown unit `pkt`", None),
+        case("windows sampled too finely", format!("{TOPO}{WL}[record]\nwindows = {{ interval = \"10ns\" }}\n"), "record.windows.interval", "must be at least 1us", none),
+        case("unknown port for queue events", format!("{TOPO}{WL}[record]\nqueue_events = {{ ports = \"nowhere\" }}\n"), "record.queue_events.ports", "no port `nowhere`", None),
         case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }

@@ -25,16 +25,34 @@ pub enum EventKind {
     Arrival = 4,
     /// Periodic queue-depth sampling.
     Sample = 5,
+    /// A request/response incast starts its next burst (index: the rpc workload).
+    Burst = 6,
+    /// The receiver sends one request of the current burst (index: the connection's flow).
+    Request = 7,
+    /// A sender writes its response (index: the connection's flow).
+    Respond = 8,
+    /// Periodic sampling of the senders' windows.
+    SampleWindows = 9,
+    /// A paced flow may send its next packet.
+    Pace = 10,
+    /// A flow's per-packet retransmission deadline (the head of its deadline queue).
+    PacketRto = 11,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 6] = [
+const KINDS: [EventKind; 12] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
     EventKind::DelayedAck,
     EventKind::Arrival,
     EventKind::Sample,
+    EventKind::Burst,
+    EventKind::Request,
+    EventKind::Respond,
+    EventKind::SampleWindows,
+    EventKind::Pace,
+    EventKind::PacketRto,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -75,7 +93,13 @@ impl Event {
             2 => EventKind::Rto,
             3 => EventKind::DelayedAck,
             4 => EventKind::Arrival,
-            _ => EventKind::Sample,
+            5 => EventKind::Sample,
+            6 => EventKind::Burst,
+            7 => EventKind::Request,
+            8 => EventKind::Respond,
+            9 => EventKind::SampleWindows,
+            10 => EventKind::Pace,
+            _ => EventKind::PacketRto,
         }
     }
 

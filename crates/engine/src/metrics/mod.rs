@@ -6,4 +6,6 @@ pub mod table;
 
 pub use hosts::HostCounters;
 pub use queues::QueueSeries;
+pub mod traces;
+pub use traces::{QueueEvents, WindowSeries};
 pub use rates::RateSeries;

@@ -11,7 +11,9 @@ mod fields;
 mod matrix;
 mod net;
 mod record;
+mod rpc;
 mod transport;
+mod window;
 mod workload;
 
 use crate::ids::{HostId, PortId};
@@ -62,6 +64,10 @@ pub struct RecordConfig {
     pub queues: Option<(Time, Vec<PortId>)>,
     /// Bin width and hosts.
     pub hosts: Option<(Time, Vec<HostId>)>,
+    /// Ports whose queue length is recorded at every change.
+    pub queue_events: Option<Vec<PortId>>,
+    /// Sampling interval of the active flows' windows.
+    pub windows: Option<Time>,
     /// Per-connection rate sampling interval.
     pub rates: Option<Time>,
 }
@@ -76,10 +82,12 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
-    let transport = transport::transport(&cx.at("transport"), &spec.transport)?;
+    let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));

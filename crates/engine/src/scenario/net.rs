@@ -110,7 +110,35 @@ pub fn queue(cx: &Ctx, q: Option<&QueueSpec>, packet: u64, default_limit: Option
         cfg.marking = marking(&cx.at("marking"), m)?;
     }
     cfg.control = super::control::control(cx, q, limit, packet)?;
+    if q.device_queue.is_some() {
+        cfg.device_pkts = device_queue(cx, q, &cfg)?;
+    }
     Ok(cfg)
+}
+
+/// A device FIFO under the queue (ns-3's PointToPoint queue beneath a queue disc). The
+/// engine splits only packet counts between the two, so everything must be in `pkt`.
+fn device_queue(cx: &Ctx, q: &QueueSpec, cfg: &QueueConfig) -> Result<u64, ScenarioError> {
+    let pkts = match cx.opt_size("device_queue", &q.device_queue)? {
+        Some(Size::Packets(p)) if p > 0 => p,
+        Some(Size::Packets(_)) => return Err(cx.err("device_queue", "must be positive")),
+        _ => return Err(cx.err("device_queue", "must be a packet count, e.g. \"100pkt\"")),
+    };
+    if cfg.limit_bytes != u64::MAX {
+        return Err(cx.err("limit", "must be in pkt when device_queue is set"));
+    }
+    let bytes_marking = match &cfg.marking {
+        MarkingConfig::Step { threshold } => matches!(threshold, Size::Bytes(_)),
+        MarkingConfig::Red(r) => matches!(r.min, Size::Bytes(_)),
+        MarkingConfig::None => false,
+        MarkingConfig::Dequeue(_) => {
+            return Err(cx.err("marking", "kind `dequeue_red` does not combine with device_queue (an ns-3 queue disc marks at enqueue; allowed: none, step, red)"));
+        }
+    };
+    if bytes_marking {
+        return Err(cx.err("marking", "thresholds must be in pkt when device_queue is set"));
+    }
+    Ok(pkts)
 }
 
 fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {

@@ -34,6 +34,22 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
             Some((bin, hosts(&hc, "hosts", h.hosts.as_ref(), "all", topo)?))
         }
     };
+    let queue_events = match &r.queue_events {
+        None => None,
+        Some(q) => Some(ports(&cx.at("queue_events"), q.ports.as_ref(), topo)?),
+    };
+    let windows = match &r.windows {
+        None => None,
+        Some(w) => {
+            let wc = cx.at("windows");
+            let interval = wc.time("interval", &w.interval, "10us")?;
+            // One row per active flow per sample: a finer grid only costs memory.
+            if interval < PS_PER_US {
+                return Err(wc.err("interval", "must be at least 1us"));
+            }
+            Some(interval)
+        }
+    };
     let rates = match &r.rates {
         None => None,
         Some(rs) => {
@@ -46,7 +62,7 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
             Some(interval)
         }
     };
-    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, rates })
+    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, queue_events, windows, rates })
 }
 
 /// `"bottleneck"` (or any named port), `"switches"` (every switch egress), `"all"`, or a

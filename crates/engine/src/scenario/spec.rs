@@ -72,6 +72,7 @@ pub struct QueueSpec {
     pub trim: Option<bool>,
     pub trim_header: Option<String>,
     pub control: Option<ControlSpec>,
+    pub device_queue: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -104,10 +105,45 @@ pub struct PhantomSpec {
     pub drain_rate: Option<String>,
 }
 
+/// `cc = "uno"`, or one algorithm per flow class: `cc = { intra = "mprdma", inter = "bbr" }`.
+#[derive(Debug, Clone)]
+pub enum CcSpec {
+    One(String),
+    ByClass(CcByClass),
+}
+
+/// By hand rather than `untagged`, so a wrong key in the table is named as such.
+impl<'de> Deserialize<'de> for CcSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CcSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name or { intra, inter }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CcSpec, E> {
+                Ok(CcSpec::One(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcSpec, A::Error> {
+                CcByClass::deserialize(de::value::MapAccessDeserializer::new(m)).map(CcSpec::ByClass)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CcByClass {
+    pub intra: Option<String>,
+    pub inter: Option<String>,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    pub cc: Option<String>,
+    pub cc: Option<CcSpec>,
     pub mtu: Option<String>,
     pub header: Option<String>,
     pub framing: Option<String>,
@@ -124,10 +160,38 @@ pub struct TransportSpec {
     pub ecn: Option<bool>,
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
+    pub pacing: Option<bool>,
+    pub rto: Option<String>,
+    pub rto_margin: Option<String>,
+    pub rto_margin_inter: Option<String>,
+    pub base_rtt: Option<String>,
+    pub base_rtt_inter: Option<String>,
     pub ack_size: Option<String>,
     pub fast_retransmit: Option<bool>,
     pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
+    pub uno: Option<UnoSpec>,
+    pub gemini: Option<GeminiSpec>,
+    pub mprdma: Option<MprdmaSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UnoSpec {
+    pub g: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GeminiSpec {
+    pub t: Option<String>,
+    pub h: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MprdmaSpec {
+    pub variant: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -182,6 +246,53 @@ pub struct WorkloadSpec {
     pub intra_sizes: Option<String>,
     pub inter_sizes: Option<String>,
     pub flows: Option<i64>,
+    // rpc_incast
+    pub gap: Option<String>,
+    pub request_jitter: Option<String>,
+    pub response_jitter: Option<String>,
+    pub request_bytes: Option<String>,
+    pub tokens: Option<i64>,
+    pub token_window: Option<String>,
+}
+
+impl WorkloadSpec {
+    /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    pub fn given(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("degree", self.degree.is_some()),
+            ("receiver", self.receiver.is_some()),
+            ("senders", self.senders.is_some()),
+            ("pick", self.pick.is_some()),
+            ("bytes_per_sender", self.bytes_per_sender.is_some()),
+            ("total_bytes", self.total_bytes.is_some()),
+            ("jitter", self.jitter.is_some()),
+            ("period", self.period.is_some()),
+            ("count", self.count.is_some()),
+            ("start", self.start.is_some()),
+            ("load", self.load.is_some()),
+            ("sizes", self.sizes.is_some()),
+            ("sampling", self.sampling.is_some()),
+            ("stop", self.stop.is_some()),
+            ("hosts", self.hosts.is_some()),
+            ("bytes", self.bytes.is_some()),
+            ("src", self.src.is_some()),
+            ("dst", self.dst.is_some()),
+            ("file", self.file.is_some()),
+            ("max_flows", self.max_flows.is_some()),
+            ("intra_fraction", self.intra_fraction.is_some()),
+            ("intra_sizes", self.intra_sizes.is_some()),
+            ("inter_sizes", self.inter_sizes.is_some()),
+            ("flows", self.flows.is_some()),
+            ("gap", self.gap.is_some()),
+            ("request_jitter", self.request_jitter.is_some()),
+            ("response_jitter", self.response_jitter.is_some()),
+            ("request_bytes", self.request_bytes.is_some()),
+            ("tokens", self.tokens.is_some()),
+            ("token_window", self.token_window.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
+        ]
+    }
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -190,7 +301,21 @@ pub struct RecordSpec {
     pub flows: Option<bool>,
     pub queues: Option<QueueRecordSpec>,
     pub hosts: Option<HostRecordSpec>,
+    pub queue_events: Option<QueueEventsSpec>,
+    pub windows: Option<WindowsRecordSpec>,
     pub rates: Option<RateRecordSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QueueEventsSpec {
+    pub ports: Option<Names>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WindowsRecordSpec {
+    pub interval: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

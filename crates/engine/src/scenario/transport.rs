@@ -3,11 +3,12 @@
 use super::fields::Ctx;
 use super::spec::TransportSpec;
 use crate::transport::cc::{DctcpConfig, NackDecrease};
-use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, SenderConfig, TransportConfig};
+use super::window;
+use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
 use crate::units::Size;
 use crate::ScenarioError;
 
-pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp"];
+pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
 pub const NACK_DECREASES: &[&str] = &["mss", "as_mark"];
 
 /// A quantity given in multiples of the flow's own path (`"1bdp"`, `"3rtt"`): the
@@ -27,23 +28,21 @@ fn split_scaled(cx: &Ctx, key: &str, v: &Option<String>, suffix: &str) -> Result
     let m = path_multiple(cx, key, v, suffix)?;
     Ok((if m.is_some() { None } else { v.clone() }, m))
 }
-pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
 
 pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, ScenarioError> {
-    let cc = match cx.choice("cc", t.cc.as_deref(), Some("dctcp"), CC_KINDS)? {
-        "newreno" => CcKind::NewReno,
-        "hotnets_dctcp" => CcKind::HotnetsDctcp,
-        _ => CcKind::Dctcp,
-    };
-    let dctcp_like = cc != CcKind::NewReno;
-    if !dctcp_like && t.dctcp.is_some() {
+    let kinds = window::cc_kinds(cx, &t.cc)?;
+    let cc = kinds.0.clone();
+    let window_sender = kinds.0.is_window_sender() || kinds.1.is_window_sender();
+    let dctcp_like = |k: &CcKind| matches!(k, CcKind::Dctcp | CcKind::HotnetsDctcp);
+    if !dctcp_like(&cc) && !dctcp_like(&kinds.1) && t.dctcp.is_some() {
         return Err(cx.err("dctcp", "applies only when cc = \"dctcp\" or \"hotnets_dctcp\""));
     }
+    let hotnets = cc == CcKind::HotnetsDctcp || kinds.1 == CcKind::HotnetsDctcp;
     let nack_decrease = match cx.choice("nack_decrease", t.nack_decrease.as_deref(), Some("mss"), NACK_DECREASES)? {
         "as_mark" => NackDecrease::AsMark,
         _ => NackDecrease::Mss,
     };
-    if cc != CcKind::HotnetsDctcp && t.nack_decrease.is_some() {
+    if !hotnets && t.nack_decrease.is_some() {
         return Err(cx.err("nack_decrease", "applies only when cc = \"hotnets_dctcp\""));
     }
     let mtu = cx.bytes("mtu", &t.mtu, "1500B")?;
@@ -97,20 +96,30 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             DctcpConfig { g: dc.fraction("g", d.g, Some(1.0 / 16.0), 0.0, 1.0)?, alpha_init: alpha_init(&dc, d.alpha_init)? }
         }
     };
-    let ecn = t.ecn.unwrap_or(dctcp_like);
-    if dctcp_like && !ecn {
+    let ecn_cc = |k: &CcKind| *k != CcKind::NewReno;
+    let ecn = t.ecn.unwrap_or(ecn_cc(&kinds.0) || ecn_cc(&kinds.1));
+    if (dctcp_like(&cc) || dctcp_like(&kinds.1)) && !ecn {
         return Err(cx.err("ecn", "DCTCP needs ECN; remove `ecn = false` or use cc = \"newreno\""));
     }
-    let default_echo = if dctcp_like { "dctcp" } else { "classic" };
+    // Window senders and DCTCP echo each packet's CE bit on its own ACK.
+    let default_echo = if dctcp_like(&cc) || window_sender { "dctcp" } else { "classic" };
     let echo = match cx.choice("ecn_echo", t.ecn_echo.as_deref(), Some(default_echo), ECHO_KINDS)? {
         "dctcp" => EcnEcho::Dctcp,
         _ => EcnEcho::Classic,
     };
-    Ok(TransportConfig {
+    let mut out = TransportConfig {
         cc,
+        cc_inter: kinds.1.clone(),
         dctcp,
         nack_decrease,
         path_scaled: PathScaled { init_cwnd_bdp, min_rto_rtts, initial_rto_rtts },
+        uno: Default::default(),
+        gemini: window::default_gemini(),
+        mprdma: window::default_mprdma(),
+        pacing: false,
+        rto: RtoMode::Adaptive,
+        base_rtt: None,
+        base_rtt_inter: None,
         mtu,
         header,
         framing,
@@ -131,7 +140,9 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         },
         receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32 },
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,
-    })
+    };
+    window::window_fields(cx, t, &kinds, &mut out)?;
+    Ok(out)
 }
 
 fn alpha_init(cx: &Ctx, v: Option<f64>) -> Result<f64, ScenarioError> {

@@ -1,10 +1,10 @@
 //! Building the world from a validated scenario.
 
-use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST};
+use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
 use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries, RateSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
@@ -12,6 +12,7 @@ use crate::rng::{hash32, stream, Stream};
 use crate::routing::{Fib, LoadBalancing, Routes, Spray};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
+use crate::transport::cc::FlowPath;
 use crate::transport::{Receiver, Sender};
 use crate::units::{serialization_ps, Time};
 use crate::proxy::ProxyScheme;
@@ -56,6 +57,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         }
         HostCounters::new(*bin, topo.hosts.len(), recorded)
     });
+    let queue_events = spec.record.queue_events.as_ref().map(|ports| QueueEvents::new(topo.port_count(), ports));
+    let windows = spec.record.windows.map(WindowSeries::new);
     let mut world = World {
         sched: Schedule::new(span),
         pool: PacketPool::default(),
@@ -69,10 +72,14 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),
+        class_rtt: (0, 0),
         incasts: Vec::new(),
         poisson: Vec::new(),
         queue_series,
         host_counters,
+        queue_events,
+        windows,
+        rpcs: Vec::new(),
         rate_series: spec.record.rates.map(RateSeries::new),
         seed: spec.seed,
         duration: spec.duration,
@@ -90,11 +97,15 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         has_relays: false,
         proxy_nacks: 0,
     };
+    world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
         world.add_workload(w, workload);
     }
     if world.queue_series.is_some() {
         world.sched.at(0, Event::new(EventKind::Sample, 0));
+    }
+    if world.windows.is_some() {
+        world.sched.at(0, Event::new(EventKind::SampleWindows, 0));
     }
     if let Some(r) = &world.rate_series {
         world.sched.at(r.interval, Event::new(EventKind::Sample, RATE_SAMPLE));
@@ -130,6 +141,7 @@ impl World {
                     self.schedule_start(f);
                 }
             }
+            Workload::RpcIncast(spec) => self.add_rpc_incast(w, spec, rng),
             Workload::Poisson(p) => {
                 let idx = self.poisson.len();
                 let mut run = PoissonRun { spec: p.clone(), rng };
@@ -207,8 +219,9 @@ impl World {
     pub(super) fn add_flow_via(&mut self, src: HostId, dst: HostId, via: HostId, size: u64, start: Time, incast: u32) -> FlowId {
         let id = FlowId::from(self.flows.len());
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
+        let path = self.flow_path(src, dst);
         let t = &self.transport;
-        let mut sender = Sender::new(size, &t.sender, t.new_cc());
+        let mut sender = t.new_sender(size, &path);
         self.scale_to_path(&mut sender, src, dst, via, entropy);
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
@@ -225,6 +238,8 @@ impl World {
             rto_event_at: NEVER,
             rto_gen: 0,
             dack_gen: 0,
+            pace_at: NEVER,
+            packet_rto_at: NEVER,
             dack_armed: false,
             dack_ts: 0,
             recv_done: NEVER,
@@ -232,11 +247,51 @@ impl World {
             ideal_fct,
             last_bin_src: u32::MAX,
             last_bin_dst: u32::MAX,
+            rpc: NO_RPC,
+            rpc_slot: 0,
             via,
             feeds: NO_FLOW,
             nacks_sent: 0,
         });
         id
+    }
+
+    /// What a flow's congestion control knows of its path: its class (whether it crosses
+    /// datacenters), its NIC's rate and the class base RTTs.
+    pub(super) fn flow_path(&self, src: HostId, dst: HostId) -> FlowPath {
+        FlowPath {
+            inter: self.topo.crosses_dc(src, dst),
+            rate_bps: self.ports[self.host_nic[src.idx()].idx()].rate_bps,
+            base_rtt_intra: self.class_rtt.0,
+            base_rtt_inter: self.class_rtt.1,
+        }
+    }
+
+    /// The base RTT of each class, per class rather than per path (Uno's convention: a
+    /// same-ToR flow uses the intra value): the scenario's value, else a full-size packet
+    /// and its ACK between the first and the last host of a datacenter (the longest
+    /// intra path in the builders' numbering), and from the first host of datacenter 0's
+    /// to the last host of another datacenter.
+    fn class_rtts(&self) -> (Time, Time) {
+        let t = &self.transport;
+        let packet = t.mtu + t.framing;
+        let hosts: Vec<HostId> = (0..self.topo.hosts.len()).map(HostId::from).collect();
+        let dc = |h: &HostId| self.topo.dc_of(self.topo.hosts[h.idx()]);
+        let mut intra = 0;
+        for d in hosts.iter().map(dc).collect::<std::collections::BTreeSet<_>>() {
+            let members: Vec<HostId> = hosts.iter().copied().filter(|h| dc(h) == d).collect();
+            if let (Some(&a), Some(&b)) = (members.first(), members.last()) {
+                if a != b {
+                    intra = intra.max(self.base_rtt_and_bottleneck(a, b, packet, 0).0);
+                }
+            }
+        }
+        let first = hosts[0];
+        let inter = match hosts.iter().rev().find(|h| dc(h) != dc(&first)) {
+            Some(&far) => self.base_rtt_and_bottleneck(first, far, packet, 0).0,
+            None => intra,
+        };
+        (t.base_rtt.unwrap_or(intra), t.base_rtt_inter.unwrap_or(inter))
     }
 
     /// The base RTT (a full data packet out, an ACK back, every hop) and the slowest rate
@@ -270,7 +325,7 @@ impl World {
 
     /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.
     /// Also returns the path's slowest rate.
-    fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
+    pub(super) fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
         let ack = self.transport.ack_bytes;
         let path = self.routes.path(&self.topo, src, dst, entropy);
         let mut rtt = 0;

@@ -2,7 +2,7 @@
 //! shared transport's timers. Kept beside `world.rs` in the same module so the compiler
 //! still inlines the whole per-packet path.
 
-use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST};
+use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -32,7 +32,7 @@ impl World {
         let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
         let (src, entropy) = (flow.src, flow.entropy);
         let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment() {
+        while let Some(seg) = self.flows[f.idx()].sender.next_segment(now) {
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -71,6 +71,10 @@ impl World {
         if spare != NIL {
             self.pool.free(spare);
         }
+        let flow = &mut self.flows[f.idx()];
+        if let Some(at) = flow.sender.pace_wait.take() {
+            self.arm_pacer(f, at);
+        }
     }
 
     #[inline]
@@ -95,11 +99,20 @@ impl World {
         }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
+        let rpc = flow.rpc != NO_RPC;
+        let mut received = false;
         if flow.recv_done == NEVER && flow.receiver.complete() {
             flow.recv_done = now;
+            received = rpc;
             if flow.incast != NO_INCAST {
                 let inc = &mut self.incasts[flow.incast as usize];
                 inc.last_delivery = inc.last_delivery.max(now);
+            }
+        }
+        if rpc {
+            self.rpc_data(f, pkt.payload as u64, pkt.has(flags::CE));
+            if received {
+                self.rpc_received(f);
             }
         }
         let flow = &mut self.flows[f.idx()];
@@ -257,6 +270,9 @@ impl World {
             inc.finished_flows += 1;
             inc.last_finish = inc.last_finish.max(now);
         }
+        if flow.rpc != NO_RPC {
+            self.rpc_finished(f);
+        }
         self.done = !self.has_work();
     }
 
@@ -268,6 +284,9 @@ impl World {
     pub(super) fn arm_rto(&mut self, f: FlowId) {
         let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
+        if flow.sender.packet_rto.is_some() {
+            return self.arm_packet_rto(f);
+        }
         if !flow.sender.outstanding() {
             flow.rto_deadline = NEVER;
             return;
@@ -301,6 +320,52 @@ impl World {
         flow.sender.on_timeout(now);
         self.pump(f, NIL);
         self.arm_rto(f);
+    }
+
+    /// One pacing event per flow at a time: the pacer's next send time only moves later,
+    /// so an event already pending fires no later than needed and simply pumps again.
+    fn arm_pacer(&mut self, f: FlowId, at: Time) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.pace_at == NEVER {
+            flow.pace_at = at;
+            self.sched.at(at, Event::new(EventKind::Pace, f.0));
+        }
+    }
+
+    pub(super) fn pace_fired(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.pace_at = NEVER;
+        if !flow.finished() {
+            self.pump(f, NIL);
+            self.arm_packet_rto(f);
+        }
+    }
+
+    /// Keeps one event at the head of the flow's deadline queue (one scheduling at most per
+    /// transmission: a new deadline is never earlier than the queued ones).
+    fn arm_packet_rto(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.packet_rto_at != NEVER || flow.finished() {
+            return;
+        }
+        let Some(q) = &mut flow.sender.packet_rto else { return };
+        if let Some(at) = q.next_deadline() {
+            q.timer_ops += 1;
+            flow.packet_rto_at = at;
+            self.sched.at(at, Event::new(EventKind::PacketRto, f.0));
+        }
+    }
+
+    pub(super) fn packet_rto_fired(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f.idx()];
+        flow.packet_rto_at = NEVER;
+        if flow.finished() {
+            return;
+        }
+        flow.sender.on_packet_timeouts(now);
+        self.pump(f, NIL);
+        self.arm_packet_rto(f);
     }
 
     pub(super) fn arm_delayed_ack(&mut self, f: FlowId) {

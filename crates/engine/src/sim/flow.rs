@@ -6,6 +6,8 @@ use crate::units::Time;
 
 pub const NEVER: Time = Time::MAX;
 pub const NO_INCAST: u32 = u32::MAX;
+/// `Flow::rpc` of a flow that is not a request/response connection.
+pub const NO_RPC: u32 = u32::MAX;
 /// No relay on the path / no connection fed by this one.
 pub const NO_HOST: HostId = HostId(u32::MAX);
 pub const NO_FLOW: FlowId = FlowId(u32::MAX);
@@ -25,6 +27,9 @@ pub struct Flow {
     pub rto_event_at: Time,
     pub rto_gen: u32,
     pub dack_gen: u32,
+    /// Pending pacing and per-packet RTO events (at most one each), `NEVER` if none.
+    pub pace_at: Time,
+    pub packet_rto_at: Time,
     pub dack_armed: bool,
     /// Send timestamp of the first segment a pending delayed ACK covers.
     pub dack_ts: Time,
@@ -36,6 +41,9 @@ pub struct Flow {
     /// Last Millisampler bin in which this connection was counted at its source / destination.
     pub last_bin_src: u32,
     pub last_bin_dst: u32,
+    /// A request/response connection: its rpc workload run and its sender's slot there.
+    pub rpc: u32,
+    pub rpc_slot: u32,
     /// A streamlined proxy this connection is routed through (`NO_HOST`: none).
     pub via: HostId,
     /// The connection that forwards what this one delivers (a naive proxy's split

@@ -5,6 +5,7 @@ mod endpoints;
 mod flow;
 mod proxy;
 mod results;
+mod rpc;
 mod world;
 
 pub use flow::{Flow, NEVER};

@@ -21,6 +21,16 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     if let Some(h) = &w.host_counters {
         tables.push(h.table(&host_names, end));
     }
+    if let Some(q) = &w.queue_events {
+        tables.push(q.table(|p| w.topo.port_name(p)));
+    }
+    if let Some(ws) = &w.windows {
+        tables.push(ws.table());
+    }
+    if !w.rpcs.is_empty() {
+        tables.push(super::rpc::bursts_table(&w.rpcs));
+        tables.push(super::rpc::responses_table(w, &host_names));
+    }
     let completed = w.flows.iter().filter(|f| f.finished()).count();
     let (drops, marks, trims) = w.ports.iter().fold((0, 0, 0), |(d, m, t), p| {
         (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts, t + p.queue.control_counters().trimmed_pkts)

@@ -4,7 +4,7 @@
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries, RateSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
@@ -92,10 +92,16 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    /// Base RTT of flows inside a datacenter and of flows across (the class references).
+    pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
+    pub queue_events: Option<QueueEvents>,
+    pub windows: Option<WindowSeries>,
+    /// Request/response incasts, in workload order.
+    pub rpcs: Vec<super::rpc::RpcRun>,
     pub rate_series: Option<RateSeries>,
     pub seed: u64,
     pub duration: Option<Time>,
@@ -178,6 +184,12 @@ impl World {
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
             EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
+            EventKind::Burst => self.rpc_burst(ev.index() as usize),
+            EventKind::Request => self.rpc_request(FlowId(ev.index())),
+            EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
+            EventKind::SampleWindows => self.sample_windows(),
+            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
+            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
         }
     }
 
@@ -207,8 +219,16 @@ impl World {
                     self.sched.at(at, Event::arrival(port.0, r));
                 }
             }
-            Admission::Queued => {}
+            Admission::Queued => self.trace_queue(port, now),
             Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
+        }
+    }
+
+    /// Records a queue-length change on a traced port (a no-op unless `queue_events` is on).
+    #[inline(always)]
+    fn trace_queue(&mut self, port: PortId, at: Time) {
+        if let Some(qe) = &mut self.queue_events {
+            qe.observe(at, port, port_at(&mut self.ports, port).queue.disc_backlog().pkts);
         }
     }
 
@@ -232,6 +252,7 @@ impl World {
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
             }
+            self.trace_queue(port, start);
             let at = self.transmit(port, r, start);
             first.get_or_insert((at, r));
         }
@@ -299,6 +320,7 @@ impl World {
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
+                PacketKind::Control => self.on_control(r, &pkt),
                 PacketKind::Nack => self.on_nack(r, &pkt),
             }
         }

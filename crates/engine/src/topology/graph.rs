@@ -19,6 +19,9 @@ pub struct Node {
     pub name: String,
     /// Dense host number for hosts, `None` for switches.
     pub host: Option<HostId>,
+    /// The datacenter the node belongs to (0 in single-datacenter topologies): whether a
+    /// flow crosses datacenters picks its congestion control and base RTT class.
+    pub dc: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,7 +64,7 @@ impl Topology {
             }
             NodeKind::Switch => None,
         };
-        self.nodes.push(Node { kind, name: name.into(), host });
+        self.nodes.push(Node { kind, name: name.into(), host, dc: 0 });
         id
     }
 
@@ -69,6 +72,15 @@ impl Topology {
     pub fn add_link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay_ps: Time) -> PortId {
         self.links.push(Link { a, b, rate_bps, delay_ps });
         PortId::from(2 * (self.links.len() - 1))
+    }
+
+    pub fn dc_of(&self, node: NodeId) -> u32 {
+        self.nodes[node.idx()].dc
+    }
+
+    /// Whether a flow from host `a` to host `b` leaves its datacenter.
+    pub fn crosses_dc(&self, a: HostId, b: HostId) -> bool {
+        self.dc_of(self.hosts[a.idx()]) != self.dc_of(self.hosts[b.idx()])
     }
 
     pub fn port_count(&self) -> usize {

@@ -5,8 +5,9 @@
 //! timeouts.
 
 use super::cc::{AckSignal, Cc, CongestionControl, Window};
+use super::pacer::{PaceBy, Pacer};
 use super::scoreboard::{Scoreboard, Seg};
-use crate::reliability::RttEstimator;
+use crate::reliability::{PacketRto, RttEstimator, SegState};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -57,6 +58,9 @@ pub struct Sender {
     /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
     pub in_flight: u64,
     in_recovery: bool,
+    /// After a timeout, until everything then outstanding is acknowledged (the RFC 5681
+    /// "loss" state; Linux's and ns-3's CA_Loss): the window grows, ECN echoes cut nothing.
+    in_loss: bool,
     recover: u64,
     dupacks: u64,
     sack: bool,
@@ -74,8 +78,15 @@ pub struct Sender {
     /// timeout already wrote off, so it is stale.
     last_timeout_at: Time,
     /// Bytes the sender may send so far (a relay can only forward what it has received);
-    /// the flow size for an ordinary sender.
+    /// `u64::MAX` (no limit) for an ordinary sender.
     pub available: u64,
+    /// Paced senders only.
+    pub pacer: Option<Pacer>,
+    /// When the pacer held back a segment the window allowed: the time it may go.
+    pub pace_wait: Option<Time>,
+    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
+    pub packet_rto: Option<PacketRto>,
+    expired: Vec<u64>,
 }
 
 impl Sender {
@@ -86,10 +97,11 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             board: Scoreboard::default(),
-            window: Window::new(cfg.init_cwnd, cfg.mss, cfg.min_cwnd),
+            window: Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd),
             cc,
             in_flight: 0,
             in_recovery: false,
+            in_loss: false,
             recover: 0,
             dupacks: 0,
             sack: cfg.sack,
@@ -103,7 +115,11 @@ impl Sender {
             nacks: 0,
             fast_retransmit: cfg.fast_retransmit,
             last_timeout_at: 0,
-            available: size,
+            available: u64::MAX,
+            pacer: None,
+            pace_wait: None,
+            packet_rto: None,
+            expired: Vec::new(),
         }
     }
 
@@ -135,10 +151,10 @@ impl Sender {
     }
 
 
-    /// The next segment the window allows, if any. One segment may always go when nothing
-    /// is in flight, so a window below one MSS cannot stall the flow.
+    /// The next segment the window (and the pacer) allows at `now`, if any. One segment may
+    /// always go when nothing is in flight, so a window below one MSS cannot stall the flow.
     #[inline]
-    pub fn next_segment(&mut self) -> Option<Segment> {
+    pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
         let window = self.window.cwnd.min(self.rwnd);
         let (seg, retransmission) = match self.board.first_lost() {
             Some(seg) => (seg, true),
@@ -149,8 +165,15 @@ impl Sender {
         if !retransmission && self.snd_nxt + len > self.available {
             return None;
         }
-        if self.in_flight > 0 && self.in_flight + len > window {
+        // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
+        if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
+        }
+        if let Some(p) = &self.pacer {
+            if !p.ready(now) {
+                self.pace_wait = Some(p.next_send);
+                return None;
+            }
         }
         if retransmission {
             self.board.set(seg, Seg::Retx);
@@ -160,6 +183,14 @@ impl Sender {
             self.snd_nxt += len;
         }
         self.in_flight += len;
+        if let Some(p) = &mut self.pacer {
+            let (w, cc) = (&self.window, &self.cc);
+            p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
+        }
+        if let Some(q) = &mut self.packet_rto {
+            q.on_transmit(seg, now);
+        }
+        self.cc.on_send(&mut self.window, now, len);
         let cwr = std::mem::take(&mut self.send_cwr);
         Some(Segment { seq: seg * self.mss, len, retransmission, cwr })
     }
@@ -167,8 +198,9 @@ impl Sender {
     /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
     /// ECN echo and the echoed send timestamp.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack_start: u64, sack_end: u64, ece: bool, ts_echo: Time) -> AckEffect {
+        let rtt_sample = now.saturating_sub(ts_echo);
         if now >= ts_echo {
-            self.rtt.sample(now - ts_echo);
+            self.rtt.sample(rtt_sample);
         }
         let mut delivered = 0;
         let advanced = ack > self.snd_una;
@@ -196,12 +228,16 @@ impl Sender {
         if self.sack && sack_end > sack_start {
             delivered += self.apply_sack(sack_start, sack_end);
         }
-        self.detect_loss(advanced);
+        if self.packet_rto.is_none() {
+            self.detect_loss(advanced);
+        }
         if self.in_recovery && self.snd_una >= self.recover {
             self.in_recovery = false;
             self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
         }
-        let before = self.window.cwnd;
+        if self.in_loss && self.snd_una >= self.recover {
+            self.in_loss = false;
+        }
         let signal = AckSignal {
             now,
             delivered,
@@ -209,10 +245,14 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
+            rtt_sample,
+            sent_at: ts_echo,
+            in_flight: self.in_flight,
         };
         self.cc.on_ack(&mut self.window, &signal);
-        if ece && self.window.cwnd < before {
+        if std::mem::take(&mut self.window.ecn_reacted) {
             self.send_cwr = true;
         }
         AckEffect { advanced, finished: self.finished() }
@@ -258,7 +298,11 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
+            rtt_sample: 0,
+            sent_at: ts_echo,
+            in_flight: self.in_flight,
         };
         self.cc.on_nack(&mut self.window, &signal);
         true
@@ -310,6 +354,7 @@ impl Sender {
         let in_flight = &mut self.in_flight;
         self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
         self.in_recovery = false;
+        self.in_loss = true;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();
@@ -322,12 +367,66 @@ impl Sender {
         self.rtt.set_initial_rto(initial_rto);
     }
 
+    /// The per-packet timer fired: every transmission whose deadline passed and whose
+    /// segment is still in flight is lost. Returns how many timed out.
+    pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
+        let Some(q) = &mut self.packet_rto else { return 0 };
+        let board = &self.board;
+        let expired = &mut self.expired;
+        q.expire(
+            now,
+            board.base(),
+            |seg| match board.state(seg) {
+                Some(Seg::Sent) | Some(Seg::Retx) => SegState::InFlight,
+                _ => SegState::Settled,
+            },
+            |seg| expired.push(seg),
+        );
+        let count = self.expired.len() as u64;
+        for i in 0..self.expired.len() {
+            let seg = self.expired[i];
+            self.board.set(seg, Seg::Lost);
+            self.in_flight -= self.seg_len(seg);
+        }
+        self.expired.clear();
+        if count > 0 {
+            self.timeouts += count;
+            self.cc.on_timeout(&mut self.window);
+        }
+        count
+    }
+
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }
 
     pub fn release(&mut self) {
         self.board.release();
+        if let Some(q) = &mut self.packet_rto {
+            q.release();
+        }
+    }
+
+    /// A persistent connection's application writes `bytes` more: the stream grows and
+    /// every window, timer estimate and congestion state carries over (no slow-start
+    /// restart after idle).
+    pub fn append(&mut self, bytes: u64) {
+        self.size += bytes;
+    }
+
+    /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
+    /// next write starts a fresh segment.
+    pub fn skip_to(&mut self, seq: u64) {
+        debug_assert!(self.finished() && self.snd_nxt == self.size && seq >= self.size && seq % self.mss == 0);
+        debug_assert_eq!(self.board.end(), seq / self.mss);
+        self.size = seq;
+        self.snd_una = seq;
+        self.snd_nxt = seq;
+    }
+
+    /// The receive window the receiver advertises (a scheduler's grant or zero window).
+    pub fn set_rwnd(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
     }
 }
 
@@ -356,7 +455,7 @@ mod tests {
     }
 
     fn drain(s: &mut Sender) -> Vec<Segment> {
-        std::iter::from_fn(|| s.next_segment()).collect()
+        std::iter::from_fn(|| s.next_segment(0)).collect()
     }
 
     #[test]
@@ -368,10 +467,10 @@ mod tests {
         assert_eq!(s.in_flight, 3 * MSS);
         assert_eq!(s.window.cwnd, 3 * MSS, "cwnd -= 1 MSS");
         // The window (3 MSS) is full again with 3 in flight: nothing leaves...
-        assert!(s.next_segment().is_none());
+        assert!(s.next_segment(0).is_none());
         // ...until an ACK frees room; then the NACKed segment goes before new data.
         s.on_ack(20, MSS, 0, 0, false, 0);
-        let seg = s.next_segment().unwrap();
+        let seg = s.next_segment(0).unwrap();
         assert_eq!((seg.seq, seg.retransmission), (MSS, true));
         // The same segment NACKed again (its retransmission trimmed) is NACKed anew.
         assert!(s.on_nack(30, MSS, 25));
@@ -411,7 +510,7 @@ mod tests {
     fn a_relay_sends_only_what_it_has() {
         let mut s = sender(10 * MSS, 8 * MSS, false);
         s.available = 0;
-        assert!(s.next_segment().is_none());
+        assert!(s.next_segment(0).is_none());
         s.available = 2 * MSS;
         assert_eq!(drain(&mut s).len(), 2);
         s.available = 10 * MSS;

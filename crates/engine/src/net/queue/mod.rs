@@ -59,11 +59,20 @@ pub struct QueueConfig {
     pub marking: MarkingConfig,
     /// A control queue for header-only packets (and trimming into it), if any.
     pub control: Option<ControlConfig>,
+    /// Packets of the device FIFO under the queue (ns-3's PointToPoint DropTail queue
+    /// beneath a queue disc); 0 for none. See [`Queue::disc_backlog`].
+    pub device_pkts: u64,
 }
 
 impl QueueConfig {
     pub fn unlimited() -> Self {
-        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None }
+        QueueConfig {
+            limit_bytes: u64::MAX,
+            limit_pkts: u64::MAX,
+            marking: MarkingConfig::None,
+            control: None,
+            device_pkts: 0,
+        }
     }
 }
 
@@ -92,6 +101,8 @@ pub struct Queue {
     /// Off (`None`) costs one predictable branch per packet.
     pub control: Option<Box<ControlQueue>>,
     pub counters: QueueCounters,
+    /// The first `device_pkts` waiting packets sit in the device FIFO; the rest in the disc.
+    device_pkts: u64,
 }
 
 /// What happened to an arriving packet.
@@ -111,10 +122,12 @@ impl Queue {
             fifo: Fifo::default(),
             backlog: Backlog::default(),
             limit_bytes: config.limit_bytes,
-            limit_pkts: config.limit_pkts,
+            // The disc's limit comes on top of the device FIFO it feeds.
+            limit_pkts: config.limit_pkts.saturating_add(config.device_pkts),
             marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng),
             control: config.control.as_ref().map(|c| Box::new(ControlQueue::new(c))),
             counters: QueueCounters::default(),
+            device_pkts: config.device_pkts,
         }
     }
 
@@ -130,6 +143,15 @@ impl Queue {
 
     pub fn control_counters(&self) -> ControlCounters {
         self.control.as_ref().map_or(ControlCounters::default(), |c| c.counters)
+    }
+
+    /// The backlog of the queue disc alone, with a device FIFO beneath it: the disc feeds
+    /// the device whenever it has room, so one FIFO holds both and the disc's share is
+    /// whatever waits beyond the device's `device_pkts`. Without a device FIFO it is the
+    /// whole backlog. Only packet counts are split (a device queue needs packet units).
+    #[inline(always)]
+    pub fn disc_backlog(&self) -> Backlog {
+        Backlog { bytes: self.backlog.bytes, pkts: self.backlog.pkts.saturating_sub(self.device_pkts) }
     }
 
     /// The packet that leaves next, if any.
@@ -180,7 +202,8 @@ impl Queue {
     /// clock, and marking at dequeue.
     #[inline(always)]
     fn departed(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) {
-        if self.backlog.pkts == 0 {
+        // The disc goes idle when its last packet moves down into the device FIFO.
+        if self.backlog.pkts == self.device_pkts {
             self.marking.on_idle(now);
         }
         if let Marking::Dequeue(d) = &mut self.marking {
@@ -193,7 +216,8 @@ impl Queue {
     fn admit(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
-        let mut verdict = self.marking.on_arrival(self.backlog, size, pkt.kind == PacketKind::Data, now);
+        // Marking (and RED's average) sees the queue disc, as in ns-3.
+        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, pkt.kind == PacketKind::Data, now);
         if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
@@ -399,5 +423,32 @@ mod tests {
         let r = pkt(&mut pool, false);
         assert_eq!(q.enqueue(&mut pool, r, 0), Admission::Queued);
         assert!(!pool.get(r).has(flags::CE));
+    }
+
+    #[test]
+    fn device_fifo_under_the_disc() {
+        // A 3-packet device FIFO under a disc that marks at 2 and holds 4: the first three
+        // waiting packets fill the device unmarked, marking counts the disc alone, and the
+        // port holds 3 + 4 packets.
+        let mut pool = PacketPool::default();
+        let cfg = QueueConfig {
+            limit_pkts: 4,
+            marking: MarkingConfig::Step { threshold: Size::Packets(2) },
+            device_pkts: 3,
+            ..QueueConfig::unlimited()
+        };
+        let mut q = Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1));
+        let mut fate = Vec::new();
+        for _ in 0..9 {
+            let r = pkt(&mut pool, true);
+            let a = q.enqueue(&mut pool, r, 0);
+            fate.push(if a == Admission::Dropped { 'D' } else if pool.get(r).has(flags::CE) { 'M' } else { '.' });
+        }
+        assert_eq!(fate.iter().collect::<String>(), ".....MMDD");
+        assert_eq!((q.backlog.pkts, q.disc_backlog().pkts), (7, 4));
+        while q.backlog.pkts > 2 {
+            q.dequeue(&mut pool, 0);
+        }
+        assert_eq!(q.disc_backlog().pkts, 0);
     }
 }
