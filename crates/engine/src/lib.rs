@@ -7,9 +7,10 @@
 //!   cancelled by generation counters.
 //! - [`packet`]: a small `Copy` header, pooled and moved by index.
 //! - [`net`]: links (serialization + propagation), output queues composed from policies
-//!   (drop-tail, ECN step, RED), switches and host NICs.
-//! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree) and per-node
-//!   forwarding tables with per-flow ECMP.
+//!   (drop-tail, ECN step, RED, RED at dequeue, phantom queues, a control queue with
+//!   trimming), switches and host NICs.
+//! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree, multi-datacenter)
+//!   and per-node forwarding tables with per-flow ECMP or per-packet spraying.
 //! - [`transport`]: one reliable byte-stream sender/receiver shared by every congestion
 //!   control; [`transport::cc`] holds one file per algorithm behind one trait.
 //! - [`workload`]: incasts, periodic bursts, Poisson-from-CDF, permutation.

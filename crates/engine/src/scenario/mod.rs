@@ -9,6 +9,7 @@ mod control;
 mod dequeue_marking;
 mod fields;
 mod matrix;
+mod multi_dc;
 mod net;
 mod record;
 mod rpc;
@@ -45,6 +46,8 @@ pub struct ValidSpec {
     pub max_duration: Time,
     pub topology: Topology,
     pub switch_queue: QueueConfig,
+    /// The queues of `inter` ports (a `multi_dc` topology's long-haul side).
+    pub inter_queue: QueueConfig,
     pub host_queue: QueueConfig,
     pub transport: TransportConfig,
     pub workloads: Vec<Workload>,
@@ -84,7 +87,10 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
     let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
-    let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
+    let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
+    if spec.host.inter_queue.is_some() {
+        return Err(ScenarioError::new("host.inter_queue", "only switches have inter ports"));
+    }
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
     let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
     window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
@@ -120,10 +126,33 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         max_duration,
         topology,
         switch_queue,
+        inter_queue,
         host_queue,
         transport,
         workloads,
         record,
         routing,
     })
+}
+
+/// `[switch.queue]` and `[switch.inter_queue]`, over a `multi_dc` preset's defaults if any.
+/// Without a preset, inter ports default to `[switch.queue]`.
+fn switch_queues(cx: &Ctx, spec: &spec::Spec, t: &spec::TopologySpec, packet: u64) -> Result<(QueueConfig, QueueConfig), ScenarioError> {
+    let given_inter = spec.switch.inter_queue.as_ref();
+    if given_inter.is_some() && t.kind.as_deref() != Some("multi_dc") {
+        return Err(ScenarioError::new("switch.inter_queue", "applies only to topology kind `multi_dc`"));
+    }
+    let (sw, inter) = match &t.preset {
+        Some(p) => {
+            let (sw, inter) = multi_dc::preset_queues(p);
+            (multi_dc::queue_over(spec.switch.queue.as_ref(), sw), Some(multi_dc::queue_over(given_inter, inter)))
+        }
+        None => (multi_dc::queue_over(spec.switch.queue.as_ref(), spec::QueueSpec::default()), given_inter.cloned()),
+    };
+    let switch_queue = net::queue(&cx.at("switch.queue"), Some(&sw), packet, net::SWITCH_LIMIT)?;
+    let inter_queue = match inter {
+        Some(q) => net::queue(&cx.at("switch.inter_queue"), Some(&q), packet, net::SWITCH_LIMIT)?,
+        None => switch_queue.clone(),
+    };
+    Ok((switch_queue, inter_queue))
 }

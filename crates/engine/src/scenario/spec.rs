@@ -56,12 +56,24 @@ pub struct TopologySpec {
     pub hosts_per_leaf: Option<i64>,
     pub fabric_link: Option<LinkSpec>,
     pub k: Option<i64>,
+    // multi_dc
+    pub preset: Option<String>,
+    pub dcs: Option<i64>,
+    pub fabric: Option<String>,
+    pub interconnect: Option<String>,
+    pub routers: Option<i64>,
+    pub border_links: Option<i64>,
+    pub wan_links: Option<i64>,
+    pub long_haul_link: Option<LinkSpec>,
+    pub border_link: Option<LinkSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
+    /// Switches only: the queues of `inter` (long-haul) ports of a `multi_dc` topology.
+    pub inter_queue: Option<QueueSpec>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

@@ -35,7 +35,13 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let mean_pkt = spec.transport.mtu + spec.transport.framing;
     for (id, port) in topo.ports() {
         let from_host = topo.nodes[port.from.idx()].kind == NodeKind::Host;
-        let cfg = if from_host { &spec.host_queue } else { &spec.switch_queue };
+        let cfg = if from_host {
+            &spec.host_queue
+        } else if topo.is_inter(id) {
+            &spec.inter_queue
+        } else {
+            &spec.switch_queue
+        };
         let rng = stream(spec.seed, Stream::Queue, id.0 as u64);
         ports.push(PortState::new(port.to, port.rate_bps, port.delay_ps, Queue::new(cfg, port.rate_bps, mean_pkt, rng)));
         let h = node_host[port.from.idx()];

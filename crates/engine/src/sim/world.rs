@@ -220,7 +220,7 @@ impl World {
                 }
             }
             Admission::Queued => self.trace_queue(port, now),
-            Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
+            Admission::Trimmed => self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes(),
         }
     }
 
