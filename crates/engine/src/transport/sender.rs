@@ -85,7 +85,7 @@ pub struct Sender {
     /// timeout already wrote off, so it is stale.
     last_timeout_at: Time,
     /// Bytes the sender may send so far (a relay can only forward what it has received);
-    /// the flow size for an ordinary sender.
+    /// `u64::MAX` (no limit) for an ordinary sender.
     pub available: u64,
 }
 
