@@ -33,10 +33,14 @@ pub enum EventKind {
     Respond = 8,
     /// Periodic sampling of the senders' windows.
     SampleWindows = 9,
+    /// A paced flow may send its next packet.
+    Pace = 10,
+    /// A flow's per-packet retransmission deadline (the head of its deadline queue).
+    PacketRto = 11,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 10] = [
+const KINDS: [EventKind; 12] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -47,6 +51,8 @@ const KINDS: [EventKind; 10] = [
     EventKind::Request,
     EventKind::Respond,
     EventKind::SampleWindows,
+    EventKind::Pace,
+    EventKind::PacketRto,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -91,7 +97,9 @@ impl Event {
             6 => EventKind::Burst,
             7 => EventKind::Request,
             8 => EventKind::Respond,
-            _ => EventKind::SampleWindows,
+            9 => EventKind::SampleWindows,
+            10 => EventKind::Pace,
+            _ => EventKind::PacketRto,
         }
     }
 

@@ -32,9 +32,9 @@ pub fn matrix(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, load_fil
     Ok(Workload::Flows(flows))
 }
 
-/// The datacenter of each of `hosts`. Every topology kind built so far is one datacenter.
-fn host_dcs(_topo: &Topology, hosts: &[HostId]) -> Vec<u32> {
-    vec![0; hosts.len()]
+/// The datacenter of each of `hosts`, as the topology assigns it.
+fn host_dcs(topo: &Topology, hosts: &[HostId]) -> Vec<u32> {
+    hosts.iter().map(|h| topo.dc_of(topo.hosts[h.idx()])).collect()
 }
 
 pub fn mixed_poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<Workload, ScenarioError> {

@@ -24,6 +24,8 @@ pub struct Spec {
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -48,12 +50,24 @@ pub struct TopologySpec {
     pub hosts_per_leaf: Option<i64>,
     pub fabric_link: Option<LinkSpec>,
     pub k: Option<i64>,
+    // multi_dc
+    pub preset: Option<String>,
+    pub dcs: Option<i64>,
+    pub fabric: Option<String>,
+    pub interconnect: Option<String>,
+    pub routers: Option<i64>,
+    pub border_links: Option<i64>,
+    pub wan_links: Option<i64>,
+    pub long_haul_link: Option<LinkSpec>,
+    pub border_link: Option<LinkSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
+    /// Switches only: the queues of `inter` (long-haul) ports of a `multi_dc` topology.
+    pub inter_queue: Option<QueueSpec>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -86,12 +100,56 @@ pub struct MarkingSpec {
     pub weight: Option<f64>,
     pub gentle: Option<bool>,
     pub wait: Option<bool>,
+    pub phantom: Option<PhantomSpec>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PhantomSpec {
+    pub size: Option<String>,
+    pub slowdown: Option<f64>,
+    pub drain_rate: Option<String>,
+}
+
+/// `cc = "uno"`, or one algorithm per flow class: `cc = { intra = "mprdma", inter = "bbr" }`.
+#[derive(Debug, Clone)]
+pub enum CcSpec {
+    One(String),
+    ByClass(CcByClass),
+}
+
+/// By hand rather than `untagged`, so a wrong key in the table is named as such.
+impl<'de> Deserialize<'de> for CcSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CcSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name or { intra, inter }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CcSpec, E> {
+                Ok(CcSpec::One(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcSpec, A::Error> {
+                CcByClass::deserialize(de::value::MapAccessDeserializer::new(m)).map(CcSpec::ByClass)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CcByClass {
+    pub intra: Option<String>,
+    pub inter: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    pub cc: Option<String>,
+    pub cc: Option<CcSpec>,
     pub mtu: Option<String>,
     pub header: Option<String>,
     pub framing: Option<String>,
@@ -108,7 +166,47 @@ pub struct TransportSpec {
     pub ecn: Option<bool>,
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
+    pub pacing: Option<bool>,
+    pub rto: Option<String>,
+    pub rto_margin: Option<String>,
+    pub rto_margin_inter: Option<String>,
+    pub base_rtt: Option<String>,
+    pub base_rtt_inter: Option<String>,
+    pub ack_size: Option<String>,
+    pub fast_retransmit: Option<bool>,
+    pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
+    pub uno: Option<UnoSpec>,
+    pub gemini: Option<GeminiSpec>,
+    pub mprdma: Option<MprdmaSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UnoSpec {
+    pub g: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GeminiSpec {
+    pub t: Option<String>,
+    pub h: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MprdmaSpec {
+    pub variant: Option<String>,
+}
+
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -140,6 +238,9 @@ pub struct WorkloadSpec {
     pub jitter: Option<String>,
     pub period: Option<String>,
     pub count: Option<i64>,
+    // proxy_incast (and the incast fields above)
+    pub scheme: Option<String>,
+    pub proxy: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson
@@ -171,6 +272,7 @@ pub struct WorkloadSpec {
 
 impl WorkloadSpec {
     /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    /// Keep in step with the fields above: a field missing here is accepted by every kind.
     pub fn given(&self) -> Vec<(&'static str, bool)> {
         vec![
             ("degree", self.degree.is_some()),
@@ -182,6 +284,8 @@ impl WorkloadSpec {
             ("jitter", self.jitter.is_some()),
             ("period", self.period.is_some()),
             ("count", self.count.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
             ("start", self.start.is_some()),
             ("load", self.load.is_some()),
             ("sizes", self.sizes.is_some()),
@@ -203,6 +307,8 @@ impl WorkloadSpec {
             ("request_bytes", self.request_bytes.is_some()),
             ("tokens", self.tokens.is_some()),
             ("token_window", self.token_window.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
         ]
     }
 }
@@ -215,6 +321,7 @@ pub struct RecordSpec {
     pub hosts: Option<HostRecordSpec>,
     pub queue_events: Option<QueueEventsSpec>,
     pub windows: Option<WindowsRecordSpec>,
+    pub rates: Option<RateRecordSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -226,6 +333,12 @@ pub struct QueueEventsSpec {
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsRecordSpec {
+    pub interval: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RateRecordSpec {
     pub interval: Option<String>,
 }
 

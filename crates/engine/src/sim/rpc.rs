@@ -94,6 +94,13 @@ impl World {
             flow.rpc = run;
             flow.rpc_slot = slot as u32;
             flow.ideal_fct = 0;
+            // The connection was opened with a handshake: the sender starts with that RTT
+            // sample (an RTO of min_rto, not the initial 1 s) as in the artifact.
+            let syn = self.transport.header + self.transport.framing;
+            let entropy = self.flows[f.idx()].entropy;
+            let (syn_rtt, _) = self.base_rtt_and_bottleneck(s, spec.receiver, syn, entropy);
+            let flow = &mut self.flows[f.idx()];
+            flow.sender.rtt.sample(syn_rtt);
             // Idle: nothing to send, nothing to receive.
             flow.finish = 0;
             flow.recv_done = 0;

@@ -19,6 +19,9 @@ pub struct Node {
     pub name: String,
     /// Dense host number for hosts, `None` for switches.
     pub host: Option<HostId>,
+    /// The datacenter the node belongs to (0 in single-datacenter topologies): whether a
+    /// flow crosses datacenters picks its congestion control and base RTT class.
+    pub dc: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,7 +51,12 @@ pub struct Topology {
     pub groups: Vec<(String, Vec<HostId>)>,
     /// Named ports a recorder can refer to (`bottleneck`, ...).
     pub named_ports: Vec<(String, PortId)>,
+    /// Per port: whether it gets the `inter` (long-haul) queue configuration. Empty: none.
+    pub inter_ports: Vec<bool>,
 }
+
+/// The datacenter of a node that belongs to none (a backbone router).
+pub const NO_DC: u32 = u32::MAX;
 
 impl Topology {
     pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>) -> NodeId {
@@ -61,7 +69,7 @@ impl Topology {
             }
             NodeKind::Switch => None,
         };
-        self.nodes.push(Node { kind, name: name.into(), host });
+        self.nodes.push(Node { kind, name: name.into(), host, dc: 0 });
         id
     }
 
@@ -69,6 +77,15 @@ impl Topology {
     pub fn add_link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay_ps: Time) -> PortId {
         self.links.push(Link { a, b, rate_bps, delay_ps });
         PortId::from(2 * (self.links.len() - 1))
+    }
+
+    pub fn dc_of(&self, node: NodeId) -> u32 {
+        self.nodes[node.idx()].dc
+    }
+
+    /// Whether a flow from host `a` to host `b` leaves its datacenter.
+    pub fn crosses_dc(&self, a: HostId, b: HostId) -> bool {
+        self.dc_of(self.hosts[a.idx()]) != self.dc_of(self.hosts[b.idx()])
     }
 
     pub fn port_count(&self) -> usize {
@@ -91,6 +108,11 @@ impl Topology {
 
     pub fn named_port(&self, name: &str) -> Option<PortId> {
         self.named_ports.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+
+    /// Whether port `p` is of the `inter` class (long-haul queue configuration).
+    pub fn is_inter(&self, p: PortId) -> bool {
+        self.inter_ports.get(p.idx()).copied().unwrap_or(false)
     }
 
     /// A readable port name: `tor0->h3`.

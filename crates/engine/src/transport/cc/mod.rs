@@ -3,11 +3,23 @@
 //! An algorithm only moves the window. Loss detection, retransmission, timers and ECN echo
 //! live in the shared sender/receiver; they call in here at the moments a window changes.
 
+mod bbr;
 mod dctcp;
+mod gemini;
+mod mprdma;
+mod hotnets_dctcp;
 mod newreno;
+mod path;
+mod uno;
 
+pub use bbr::{Bbr, BbrMode};
 pub use dctcp::{Dctcp, DctcpConfig};
+pub use gemini::{Gemini, GeminiConfig};
+pub use mprdma::{Mprdma, MprdmaConfig};
+pub use hotnets_dctcp::{HotnetsDctcp, NackDecrease};
 pub use newreno::NewReno;
+pub use path::FlowPath;
+pub use uno::{UnoCc, UnoConfig};
 
 use crate::units::Time;
 
@@ -21,11 +33,16 @@ pub struct Window {
     pub min_cwnd: u64,
     /// Bytes acknowledged toward the next congestion-avoidance increment.
     ca_credit: u64,
+    /// The algorithm reacted to an ECN echo (entered CWR) since the sender last looked:
+    /// the next data segment carries CWR, even if the window was already at its floor.
+    pub ecn_reacted: bool,
+    /// The window the flow started with (some algorithms never grow beyond it).
+    pub init_cwnd: u64,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0 }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -44,6 +61,13 @@ impl Window {
                 self.cwnd += self.mss;
             }
         }
+    }
+
+    /// The reduction for an ECN echo (RFC 3168's CWR): like [`Window::reduce_to`], and the
+    /// sender will signal CWR.
+    pub fn ecn_cut(&mut self, target: u64) {
+        self.reduce_to(target);
+        self.ecn_reacted = true;
     }
 
     /// Sets ssthresh and cwnd to `target`, never below the floor.
@@ -66,7 +90,16 @@ pub struct AckSignal {
     pub snd_nxt: u64,
     /// The sender is in loss recovery (the window must not grow).
     pub in_recovery: bool,
+    /// The sender is recovering from a timeout: the window grows, but an ECN echo does
+    /// not cut it (Linux and ns-3 react to ECE only in the open state).
+    pub in_loss: bool,
     pub rtt: Option<Time>,
+    /// This ACK's RTT sample (now - the echoed send time), 0 when it carries none.
+    pub rtt_sample: Time,
+    /// Send time of the data packet this ACK answers (the echoed timestamp).
+    pub sent_at: Time,
+    /// Bytes sent and neither acknowledged nor deemed lost, after this ACK.
+    pub in_flight: u64,
 }
 
 pub trait CongestionControl {
@@ -79,8 +112,18 @@ pub trait CongestionControl {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
         w.cwnd = w.mss;
     }
+    /// A NACK: a trimming queue cut one of this flow's segments. The shared sender has
+    /// already marked it lost; algorithms that know nothing of trimming leave the window.
+    fn on_nack(&mut self, _w: &mut Window, _nack: &AckSignal) {}
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;
+    /// A data packet of `bytes` payload left the sender (window senders count epochs here).
+    #[inline(always)]
+    fn on_send(&mut self, _w: &mut Window, _now: Time, _bytes: u64) {}
+    /// The rate the pacer should use instead of cwnd / base RTT (rate-based algorithms).
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path).
@@ -88,6 +131,26 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
+    Uno(UnoCc),
+    Gemini(Gemini),
+    Mprdma(Mprdma),
+    Bbr(Bbr),
+    HotnetsDctcp(HotnetsDctcp),
+}
+
+/// Calls `$body` with `$c` bound to the algorithm inside a [`Cc`].
+macro_rules! each_cc {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            Cc::NewReno($c) => $body,
+            Cc::Dctcp($c) => $body,
+            Cc::Uno($c) => $body,
+            Cc::Gemini($c) => $body,
+            Cc::Mprdma($c) => $body,
+            Cc::Bbr($c) => $body,
+            Cc::HotnetsDctcp($c) => $body,
+        }
+    };
 }
 
 impl Cc {
@@ -95,7 +158,7 @@ impl Cc {
     pub fn alpha(&self) -> f64 {
         match self {
             Cc::Dctcp(c) => c.alpha,
-            Cc::NewReno(_) => f64::NAN,
+            _ => f64::NAN,
         }
     }
 }
@@ -103,27 +166,39 @@ impl Cc {
 impl CongestionControl for Cc {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, ack),
-            Cc::Dctcp(c) => c.on_ack(w, ack),
-        }
+        each_cc!(self, c => c.on_ack(w, ack))
     }
     fn on_loss(&mut self, w: &mut Window) {
-        match self {
-            Cc::NewReno(c) => c.on_loss(w),
-            Cc::Dctcp(c) => c.on_loss(w),
-        }
+        each_cc!(self, c => c.on_loss(w))
     }
     fn on_timeout(&mut self, w: &mut Window) {
-        match self {
-            Cc::NewReno(c) => c.on_timeout(w),
-            Cc::Dctcp(c) => c.on_timeout(w),
-        }
+        each_cc!(self, c => c.on_timeout(w))
+    }
+    fn on_nack(&mut self, w: &mut Window, nack: &AckSignal) {
+        each_cc!(self, c => c.on_nack(w, nack))
     }
     fn ecn_capable(&self) -> bool {
+        each_cc!(self, c => c.ecn_capable())
+    }
+    #[inline(always)]
+    fn on_send(&mut self, w: &mut Window, now: Time, bytes: u64) {
+        each_cc!(self, c => c.on_send(w, now, bytes))
+    }
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        each_cc!(self, c => c.pacing_rate_bps())
+    }
+}
+
+impl Cc {
+    /// The window an algorithm starts from, when it chooses one (window senders start at
+    /// their own BDP).
+    pub fn initial_cwnd(&self) -> Option<u64> {
         match self {
-            Cc::NewReno(c) => c.ecn_capable(),
-            Cc::Dctcp(c) => c.ecn_capable(),
+            Cc::Uno(c) => Some(c.initial_cwnd()),
+            Cc::Gemini(c) => Some(c.initial_cwnd()),
+            Cc::Mprdma(c) => Some(c.initial_cwnd()),
+            Cc::Bbr(c) => Some(c.initial_cwnd()),
+            Cc::NewReno(_) | Cc::Dctcp(_) | Cc::HotnetsDctcp(_) => None,
         }
     }
 }

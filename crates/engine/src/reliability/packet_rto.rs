@@ -1,0 +1,109 @@
+//! A per-packet retransmission timeout (Uno spec section 0) whose cost does not grow with
+//! the packets in flight.
+//!
+//! Every transmission gets the deadline `sent + rto` with one fixed `rto` per flow, so the
+//! deadlines are monotone in send order and a FIFO holds them sorted: a transmission
+//! appends one entry, and the flow keeps a single timer at the head's deadline. When the
+//! timer fires, the head entries that expired, or that can no longer expire (their
+//! segment was acknowledged or sent again since), leave the queue; the rest wait. A
+//! per-segment "latest deadline" tells a stale entry from the live one.
+
+use crate::units::Time;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Default)]
+pub struct PacketRto {
+    pub rto: Time,
+    /// (segment, deadline) in send order.
+    queue: VecDeque<(u64, Time)>,
+    /// Latest deadline of each segment from `base` on.
+    latest: VecDeque<Time>,
+    base: u64,
+    /// Timer schedulings (the world counts them here: the cost a test bounds).
+    pub timer_ops: u64,
+    pub transmissions: u64,
+}
+
+/// What the sender says about a segment whose entry reaches the head.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SegState {
+    /// Still in flight: it times out if its deadline passed.
+    InFlight,
+    /// Acknowledged, SACKed or already deemed lost: the entry is dead.
+    Settled,
+}
+
+impl PacketRto {
+    pub fn new(rto: Time) -> Self {
+        PacketRto { rto, ..Default::default() }
+    }
+
+    /// Segment `seg` (new or retransmitted) leaves at `now`.
+    #[inline]
+    pub fn on_transmit(&mut self, seg: u64, now: Time) {
+        let deadline = now + self.rto;
+        self.queue.push_back((seg, deadline));
+        self.transmissions += 1;
+        let i = (seg - self.base) as usize;
+        if i == self.latest.len() {
+            self.latest.push_back(deadline);
+        } else {
+            self.latest[i] = deadline;
+        }
+    }
+
+    /// When the timer should fire next.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.queue.front().map(|&(_, d)| d)
+    }
+
+    /// Removes dead and expired head entries; calls `timed_out` for each live expired one.
+    /// `una` is the first segment not cumulatively acknowledged.
+    pub fn expire(&mut self, now: Time, una: u64, state: impl Fn(u64) -> SegState, mut timed_out: impl FnMut(u64)) {
+        while self.base < una && !self.latest.is_empty() {
+            self.latest.pop_front();
+            self.base += 1;
+        }
+        self.base = self.base.max(una);
+        while let Some(&(seg, deadline)) = self.queue.front() {
+            let dead = seg < self.base || self.latest[(seg - self.base) as usize] != deadline || state(seg) == SegState::Settled;
+            if !dead && deadline > now {
+                break;
+            }
+            self.queue.pop_front();
+            if !dead {
+                timed_out(seg);
+            }
+        }
+    }
+
+    pub fn release(&mut self) {
+        self.queue = VecDeque::new();
+        self.latest = VecDeque::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_latest_live_transmission_times_out() {
+        let mut q = PacketRto::new(100);
+        for seg in 0..4 {
+            q.on_transmit(seg, seg * 10);
+        }
+        // Segment 1 is retransmitted at 50: its first entry (deadline 110) is stale.
+        q.on_transmit(1, 50);
+        assert_eq!(q.next_deadline(), Some(100));
+        let mut out = Vec::new();
+        // At 125: 0 was acknowledged (una = 1), 1's first copy is stale, 2 expired.
+        q.expire(125, 1, |_| SegState::InFlight, |s| out.push(s));
+        assert_eq!(out, vec![2]);
+        assert_eq!(q.next_deadline(), Some(130));
+        // Segment 3 SACKed: its entry goes without firing; 1's retransmission then expires.
+        q.expire(200, 1, |s| if s == 3 { SegState::Settled } else { SegState::InFlight }, |s| out.push(s));
+        assert_eq!(out, vec![2, 1]);
+        assert_eq!(q.next_deadline(), None);
+    }
+}

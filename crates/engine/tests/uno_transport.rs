@@ -1,0 +1,184 @@
+//! Uno's window senders (SC '25, spec sections 0, 1.1, 1.5) on small topologies: a lone
+//! UnoCC flow at line rate with epochs of one intra-datacenter RTT (inter flows included),
+//! fair convergence of intra and inter flows under UnoCC but not Gemini, exact pacing,
+//! and a per-packet RTO whose cost is structural.
+
+mod common;
+
+use fanin_engine::transport::cc::Cc;
+use fanin_engine::units::{PS_PER_MS, PS_PER_SEC, PS_PER_US};
+use fanin_engine::{parse_scenario, Simulation, ValidSpec};
+
+const LINE_BPS: f64 = 100e9;
+
+/// Uno's packets: 4096 B payload + 64 B header, 64 B ACKs.
+const UNO_PACKETS: &str = "mtu = \"4160B\"\nheader = \"64B\"\n";
+
+/// Puts every node whose name starts with one of `prefixes` in datacenter 1.
+fn second_dc(mut spec: ValidSpec, prefixes: &[&str]) -> ValidSpec {
+    for n in &mut spec.topology.nodes {
+        if prefixes.iter().any(|p| n.name.starts_with(p)) {
+            n.dc = 1;
+        }
+    }
+    spec
+}
+
+fn spec(toml: &str) -> ValidSpec {
+    parse_scenario(toml, &common::load_file).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A dumbbell whose sender side (`s*`, `tor_b`) is a second datacenter behind a 100 us core
+/// link: intra RTT 4.676 us, inter RTT 205 us.
+fn two_dc(senders: u32, receivers: u32, transport: &str, flows: &str, extra: &str, marking: &str) -> ValidSpec {
+    let toml = format!(
+        r#"
+{extra}
+[topology]
+kind = "dumbbell"
+senders = {senders}
+receivers = {receivers}
+host_link = {{ rate = "100Gbps", delay = "1us" }}
+core_link = {{ rate = "100Gbps", delay = "100us" }}
+[switch.queue]
+limit = "1000000B"
+{marking}
+[transport]
+{UNO_PACKETS}{transport}
+{flows}
+"#
+    );
+    second_dc(spec(&toml), &["s", "tor_b"])
+}
+
+fn flow(src: &str, dst: &str, bytes: &str) -> String {
+    format!("[[workload]]\nkind = \"flow\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nbytes = \"{bytes}\"\n")
+}
+
+fn uno(sim: &Simulation, f: usize) -> &fanin_engine::transport::cc::UnoCc {
+    match &sim.world().flows[f].sender.cc {
+        Cc::Uno(u) => u,
+        other => panic!("flow {f} runs {other:?}"),
+    }
+}
+
+#[test]
+fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
+    // r1 -> r0 stays in datacenter 0; s0 -> r1 crosses into it.
+    for (f, inter) in [(0usize, false), (1, true)] {
+        let one = if inter { flow("s0", "r1", "50MB") } else { flow("r1", "r0", "20MB") };
+        let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &one, "", "")).unwrap();
+        sim.run();
+        let w = sim.world();
+        let fl = &w.flows[0];
+        assert!(fl.finished(), "flow {f} did not finish");
+        let (intra_rtt, inter_rtt) = w.class_rtt;
+        assert_eq!(intra_rtt, 4 * PS_PER_US + 2 * 332_800 + 2 * 5_120);
+        assert_eq!(inter_rtt, 2 * 102 * PS_PER_US + 3 * 332_800 + 3 * 5_120);
+        let base = if inter { inter_rtt } else { intra_rtt };
+        let fct = fl.finish - fl.start;
+        let wire = fl.size.div_ceil(4096) * 4160;
+        let rate = wire as f64 * 8.0 * PS_PER_SEC as f64 / (fct - base) as f64;
+        assert!(rate > 0.95 * LINE_BPS, "flow {f} (inter {inter}) sent at {:.2} Gbps", rate / 1e9);
+        // Epochs last one RTT sample x r: one intra RTT for both classes.
+        let u = uno(&sim, 0);
+        let period = u.last_epoch_period as f64 / intra_rtt as f64;
+        assert!((0.99..1.1).contains(&period), "inter {inter}: epoch period {period} intra RTTs");
+        assert!(u.epochs > 50, "{} epochs", u.epochs);
+        assert_eq!(fl.sender.timeouts, 0);
+    }
+}
+
+/// Jain's index of per-flow goodput over [from, to] for 4 inter (s0..s3) and 4 intra
+/// (r1..r4) flows into r0, under the given transport and marking.
+fn mixed_incast_jain(transport: &str, marking: &str, from: u64, to: u64) -> (f64, Vec<f64>) {
+    let mut flows = String::new();
+    for i in 0..4 {
+        flows += &flow(&format!("s{i}"), "r0", "1GB");
+        flows += &flow(&format!("r{}", i + 1), "r0", "1GB");
+    }
+    let spec = two_dc(4, 5, transport, &flows, &format!("duration = \"{}ps\"", to), marking);
+    let mut sim = Simulation::new(&spec).unwrap();
+    sim.run_until(from);
+    let at_from: Vec<u64> = sim.world().flows.iter().map(|f| f.sender.snd_una).collect();
+    sim.run();
+    let rates: Vec<f64> = sim.world().flows.iter().zip(&at_from).map(|(f, a)| (f.sender.snd_una - a) as f64 * 8.0 * PS_PER_SEC as f64 / (to - from) as f64).collect();
+    let sum: f64 = rates.iter().sum();
+    let sq: f64 = rates.iter().map(|r| r * r).sum();
+    (sum * sum / (rates.len() as f64 * sq), rates)
+}
+
+/// Until phantom queues exist: instantaneous linear marking of the physical queue between
+/// 1 KB and 100 KB. A physical queue penalises the intra flows: any queue lifts their RTT
+/// above 1.055 base RTT (full decrease) while the inter flows still see phantom-only
+/// congestion (x 0.35), so this stand-in reaches Jain ~0.87, not Uno's 0.9.
+const SHALLOW_RED: &str = "marking = { kind = \"red\", min = \"1KB\", max = \"100KB\", p_max = 1.0, weight = 1.0, gentle = false, wait = false }";
+
+#[test]
+fn intra_and_inter_flows_converge_under_uno_but_not_gemini() {
+    let (from, to) = (30 * PS_PER_MS, 40 * PS_PER_MS);
+    let gbps = |r: &[f64]| r.iter().map(|r| (r / 1e8).round() / 10.0).collect::<Vec<_>>();
+    let (uno, rates) = mixed_incast_jain("cc = \"uno\"", SHALLOW_RED, from, to);
+    eprintln!("uno: Jain {uno:.3}, rates (Gbps) {:?}", gbps(&rates));
+    assert!(rates.iter().sum::<f64>() > 0.9 * LINE_BPS, "UnoCC leaves the bottleneck idle");
+    let (gemini, rates) = mixed_incast_jain("cc = \"gemini\"", SHALLOW_RED, from, to);
+    eprintln!("gemini: Jain {gemini:.3}, rates (Gbps) {:?}", gbps(&rates));
+    assert!(uno >= 0.85, "UnoCC Jain {uno}");
+    assert!(gemini < 0.7, "Gemini Jain {gemini}");
+}
+
+#[test]
+fn per_packet_rto_recovers_losses_at_a_bounded_timer_cost() {
+    // Eight 2 MB flows at cwnd = BDP into a 100 KB unmarked buffer: heavy loss at the start.
+    let mut flows = String::new();
+    for i in 0..4 {
+        flows += &flow(&format!("s{i}"), "r0", "2MB");
+        flows += &flow(&format!("r{}", i + 1), "r0", "2MB");
+    }
+    let mut spec = two_dc(4, 5, "cc = \"uno\"", &flows, "", "");
+    spec.switch_queue.limit_bytes = 100_000;
+    let mut sim = Simulation::new(&spec).unwrap();
+    sim.run();
+    let w = sim.world();
+    let (mut ops, mut tx, mut timeouts) = (0, 0, 0);
+    for f in &w.flows {
+        assert!(f.finished());
+        let q = f.sender.packet_rto.as_ref().unwrap();
+        ops += q.timer_ops;
+        tx += q.transmissions;
+        timeouts += f.sender.timeouts;
+        assert_eq!(f.sender.fast_recoveries, 0, "loss is found by per-packet timeouts only");
+    }
+    eprintln!("{tx} transmissions, {timeouts} timeouts, {ops} timer schedulings");
+    assert!(timeouts > 0 && w.dropped_bytes > 0);
+    // Each scheduling follows a transmission or a firing that removed an entry.
+    assert!(ops <= 2 * tx, "{ops} timer operations for {tx} transmissions");
+    let c = sim.conservation();
+    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight);
+}
+
+#[test]
+fn a_lossless_flow_needs_few_timer_events() {
+    // One timer event per RTO period, not per packet: dead entries leave in bulk.
+    let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &flow("r1", "r0", "50MB"), "", "")).unwrap();
+    sim.run();
+    let q = sim.world().flows[0].sender.packet_rto.as_ref().unwrap();
+    eprintln!("{} transmissions, {} timer schedulings", q.transmissions, q.timer_ops);
+    assert_eq!(q.transmissions, 50_000_000u64.div_ceil(4096));
+    assert!(q.timer_ops * 100 < q.transmissions, "{} timer operations", q.timer_ops);
+}
+
+#[test]
+fn the_controller_follows_the_flow_class() {
+    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "20MB");
+    let transport = "cc = { intra = \"mprdma\", inter = \"bbr\" }\n[transport.mprdma]\nvariant = \"b\"";
+    let mut sim = Simulation::new(&two_dc(1, 2, transport, &flows, "", "")).unwrap();
+    sim.run();
+    let w = sim.world();
+    assert!(matches!(w.flows[0].sender.cc, Cc::Mprdma(_)));
+    let Cc::Bbr(bbr) = &w.flows[1].sender.cc else { panic!("inter flow runs {:?}", w.flows[1].sender.cc) };
+    assert!(w.flows.iter().all(|f| f.finished()));
+    // BBR found the bottleneck's rate once the intra flow was done.
+    eprintln!("BBR: {:?}, {:.1} Gbps", bbr.mode, bbr.bw_bps() / 1e9);
+    assert!(bbr.bw_bps() > 0.9 * LINE_BPS && bbr.bw_bps() <= 1.01 * LINE_BPS);
+}
