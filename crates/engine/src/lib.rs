@@ -14,6 +14,7 @@
 //! - [`transport`]: one reliable byte-stream sender/receiver shared by every congestion
 //!   control; [`transport::cc`] holds one file per algorithm behind one trait.
 //! - [`workload`]: incasts, periodic bursts, Poisson-from-CDF, permutation.
+//! - [`proxy`]: inter-DC incasts relayed through a naive (split) or streamlined proxy.
 //! - [`metrics`]: flow and incast records, queue series, Millisampler-style host counters,
 //!   all returned as columns.
 //! - [`scenario`]: TOML -> `Spec` -> `validate()` -> `ValidSpec` -> [`sim::Simulation`].
@@ -33,6 +34,7 @@ pub use metrics::table::{Column, Results, Table};
 pub mod des;
 pub mod net;
 pub mod packet;
+pub mod proxy;
 pub mod reliability;
 pub mod rng;
 pub mod scenario;
