@@ -15,7 +15,7 @@ const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
 const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
-const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr", "hotnets_dctcp"];
+const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
 const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
@@ -185,6 +185,8 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `mixed_poisson`",
             none,
         ),
+        case("UnoLB without subflows", format!("{TOPO}{WL}[routing]\nlb = \"unolb\"\nsubflows = 0\n"), "routing.subflows", "must be between 1 and 255, got 0", none),
+        case("subflows under ECMP", format!("{TOPO}{WL}[routing]\nsubflows = 4\n"), "routing.subflows", "does not apply to kind `ecmp`", none),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
         case("init_cwnd of zero BDPs", format!("{TOPO}[transport]\ninit_cwnd = \"0bdp\"\n{WL}"), "transport.init_cwnd", "must be a positive number", none),
         case("min_rto in RTTs, not a number", format!("{TOPO}[transport]\nmin_rto = \"xrtt\"\n{WL}"), "transport.min_rto", "must be a positive number", none),
@@ -264,7 +266,6 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `dequeue_red`",
             none,
         ),
-        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray"])),
         case("unknown multi_dc preset", format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno2\"\n{WL}"), "topology.preset", "unknown value `uno2`", Some(&["hotnets25", "uno"])),
         case(
             "preset with another interconnect",
@@ -305,6 +306,7 @@ fn cases() -> Vec<Case> {
             "must be positive",
             none,
         ),
+        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray", "unolb"])),
         case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
         case(
             "trim header as large as a packet",

@@ -12,6 +12,7 @@ mod matrix;
 mod multi_dc;
 mod net;
 mod record;
+mod routing;
 mod rpc;
 mod transport;
 mod window;
@@ -27,8 +28,7 @@ use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
 
-/// `[routing] lb`: per-flow ECMP or per-packet spraying.
-pub const LB_KINDS: &[&str] = &["ecmp", "spray"];
+pub use routing::LB_KINDS;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -113,12 +113,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
-    let routing = RoutingConfig {
-        lb: match cx.at("routing").choice("lb", spec.routing.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
-            "spray" => LoadBalancing::Spray,
-            _ => LoadBalancing::Ecmp,
-        },
-    };
+    let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,

@@ -28,12 +28,6 @@ pub struct Spec {
     pub routing: RoutingSpec,
 }
 
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RoutingSpec {
-    pub lb: Option<String>,
-}
-
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -206,6 +200,15 @@ pub struct MprdmaSpec {
     pub variant: Option<String>,
 }
 
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct DctcpSpec {
@@ -269,6 +272,7 @@ pub struct WorkloadSpec {
 
 impl WorkloadSpec {
     /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    /// Keep in step with the fields above: a field missing here is accepted by every kind.
     pub fn given(&self) -> Vec<(&'static str, bool)> {
         vec![
             ("degree", self.degree.is_some()),
@@ -280,6 +284,8 @@ impl WorkloadSpec {
             ("jitter", self.jitter.is_some()),
             ("period", self.period.is_some()),
             ("count", self.count.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
             ("start", self.start.is_some()),
             ("load", self.load.is_some()),
             ("sizes", self.sizes.is_some()),

@@ -2,8 +2,8 @@
 
 use super::fields::Ctx;
 use super::spec::TransportSpec;
-use crate::transport::cc::{DctcpConfig, NackDecrease};
 use super::window;
+use crate::transport::cc::{DctcpConfig, NackDecrease};
 use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
 use crate::units::Size;
 use crate::ScenarioError;
@@ -33,16 +33,16 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     let kinds = window::cc_kinds(cx, &t.cc)?;
     let cc = kinds.0.clone();
     let window_sender = kinds.0.is_window_sender() || kinds.1.is_window_sender();
-    let dctcp_like = |k: &CcKind| matches!(k, CcKind::Dctcp | CcKind::HotnetsDctcp);
-    if !dctcp_like(&cc) && !dctcp_like(&kinds.1) && t.dctcp.is_some() {
+    let either = |k: CcKind| kinds.0 == k || kinds.1 == k;
+    let dctcp_like = either(CcKind::Dctcp) || either(CcKind::HotnetsDctcp);
+    if !dctcp_like && t.dctcp.is_some() {
         return Err(cx.err("dctcp", "applies only when cc = \"dctcp\" or \"hotnets_dctcp\""));
     }
-    let hotnets = cc == CcKind::HotnetsDctcp || kinds.1 == CcKind::HotnetsDctcp;
     let nack_decrease = match cx.choice("nack_decrease", t.nack_decrease.as_deref(), Some("mss"), NACK_DECREASES)? {
         "as_mark" => NackDecrease::AsMark,
         _ => NackDecrease::Mss,
     };
-    if !hotnets && t.nack_decrease.is_some() {
+    if !either(CcKind::HotnetsDctcp) && t.nack_decrease.is_some() {
         return Err(cx.err("nack_decrease", "applies only when cc = \"hotnets_dctcp\""));
     }
     let mtu = cx.bytes("mtu", &t.mtu, "1500B")?;
@@ -98,11 +98,11 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     };
     let ecn_cc = |k: &CcKind| *k != CcKind::NewReno;
     let ecn = t.ecn.unwrap_or(ecn_cc(&kinds.0) || ecn_cc(&kinds.1));
-    if (dctcp_like(&cc) || dctcp_like(&kinds.1)) && !ecn {
+    if dctcp_like && !ecn {
         return Err(cx.err("ecn", "DCTCP needs ECN; remove `ecn = false` or use cc = \"newreno\""));
     }
     // Window senders and DCTCP echo each packet's CE bit on its own ACK.
-    let default_echo = if dctcp_like(&cc) || window_sender { "dctcp" } else { "classic" };
+    let default_echo = if dctcp_like || window_sender { "dctcp" } else { "classic" };
     let echo = match cx.choice("ecn_echo", t.ecn_echo.as_deref(), Some(default_echo), ECHO_KINDS)? {
         "dctcp" => EcnEcho::Dctcp,
         _ => EcnEcho::Classic,

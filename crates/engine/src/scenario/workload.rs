@@ -26,6 +26,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
             "degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "count", "start",
             "gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window",
         ],
+        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
         _ => &["src", "dst", "bytes", "start"],
     }
 }
@@ -87,7 +88,7 @@ pub fn workload(
             super::rpc::rpc_incast(cx, w, topo, seed, index, start).map(Workload::RpcIncast)
         }
         "incast" => {
-            incast(cx, w, topo, seed, index, start).map(Workload::Incast)
+            incast(cx, w, topo, seed, index, start, None).map(Workload::Incast)
         }
         "proxy_incast" => proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast),
         "poisson" => {
@@ -129,14 +130,31 @@ fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, Scenario
     Ok(v)
 }
 
-/// The receiver, the chosen senders and the bytes each sends: what `incast` and
-/// `rpc_incast` share.
-pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
-    incast_parties_without(cx, w, topo, seed, index, None)
+/// An incast through a proxy host. Defaults follow the paper's placement: the proxy is the
+/// first host of the topology's `proxies` group, and it is never one of the senders.
+fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<ProxyIncastSpec, ScenarioError> {
+    let scheme = match cx.choice("scheme", w.scheme.as_deref(), Some("baseline"), SCHEMES)? {
+        "naive" => ProxyScheme::Naive,
+        "streamlined" => ProxyScheme::Streamlined,
+        _ => ProxyScheme::Baseline,
+    };
+    let proxy = match &w.proxy {
+        Some(name) => host(cx, "proxy", name, topo)?,
+        None => *topo
+            .group("proxies")
+            .and_then(|g| g.first())
+            .ok_or_else(|| cx.err("proxy", "is required (this topology has no `proxies` group)"))?,
+    };
+    let incast = incast(cx, w, topo, seed, index, start, Some(proxy))?;
+    if incast.receiver == proxy {
+        return Err(cx.err("proxy", "must differ from the receiver"));
+    }
+    Ok(ProxyIncastSpec { incast, proxy, scheme })
 }
 
-/// As [`incast_parties`], with `exclude` (a proxy) removed from the sender pool.
-fn incast_parties_without(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, exclude: Option<HostId>) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
+/// The receiver, the chosen senders (never `exclude`, a proxy) and the bytes each sends:
+/// what `incast`, `proxy_incast` and `rpc_incast` share.
+pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, exclude: Option<HostId>) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
     let receiver = match &w.receiver {
         Some(name) => host(cx, "receiver", name, topo)?,
         None => *topo
@@ -164,34 +182,8 @@ fn incast_parties_without(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64
     Ok((receiver, senders, bytes_per_sender))
 }
 
-/// An incast through a proxy host. Defaults follow the paper's placement: the proxy is the
-/// first host of the topology's `proxies` group, and it is never one of the senders.
-fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<ProxyIncastSpec, ScenarioError> {
-    let scheme = match cx.choice("scheme", w.scheme.as_deref(), Some("baseline"), SCHEMES)? {
-        "naive" => ProxyScheme::Naive,
-        "streamlined" => ProxyScheme::Streamlined,
-        _ => ProxyScheme::Baseline,
-    };
-    let proxy = match &w.proxy {
-        Some(name) => host(cx, "proxy", name, topo)?,
-        None => *topo
-            .group("proxies")
-            .and_then(|g| g.first())
-            .ok_or_else(|| cx.err("proxy", "is required (this topology has no `proxies` group)"))?,
-    };
-    let incast = incast_with(cx, w, topo, seed, index, start, Some(proxy))?;
-    if incast.receiver == proxy {
-        return Err(cx.err("proxy", "must differ from the receiver"));
-    }
-    Ok(ProxyIncastSpec { incast, proxy, scheme })
-}
-
-fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
-    incast_with(cx, w, topo, seed, index, start, None)
-}
-
-fn incast_with(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time, proxy: Option<HostId>) -> Result<IncastSpec, ScenarioError> {
-    let (receiver, senders, bytes_per_sender) = incast_parties_without(cx, w, topo, seed, index, proxy)?;
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time, proxy: Option<HostId>) -> Result<IncastSpec, ScenarioError> {
+    let (receiver, senders, bytes_per_sender) = incast_parties(cx, w, topo, seed, index, proxy)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
     let period = cx.opt_time("period", &w.period)?;
     if count > 1 && period.unwrap_or(0) == 0 {

@@ -8,8 +8,8 @@ use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowS
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
-use crate::rng::{hash32, stream, Stream};
-use crate::routing::{Fib, LoadBalancing, Routes, Spray};
+use crate::rng::{hash32, hash64, stream, Stream};
+use crate::routing::{Fib, LoadBalancing, Routes, Spray, Subflows};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
@@ -20,6 +20,9 @@ use crate::workload::{pick_senders, IncastSpec, Workload};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::ScenarioError;
 use rand::Rng;
+
+/// Marks the ids of the flows' subflow streams apart from their entropy hashes.
+const SUBFLOW_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
@@ -78,6 +81,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),
+        load_balancing: spec.routing.lb,
         class_rtt: (0, 0),
         incasts: Vec::new(),
         poisson: Vec::new(),
@@ -231,12 +235,22 @@ impl World {
         self.scale_to_path(&mut sender, src, dst, via, entropy);
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
+        let subflows = match &self.load_balancing {
+            LoadBalancing::Ecmp | LoadBalancing::Spray => None,
+            LoadBalancing::UnoLb(cfg) => {
+                let first = self.transport.wire_bytes(self.transport.mss());
+                let (base_rtt, _) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
+                let seed = hash64(self.seed, Stream::Flow, SUBFLOW_STREAM | id.0 as u64);
+                Some(Box::new(Subflows::new(cfg, entropy, seed, start, base_rtt)))
+            }
+        };
         self.flows.push(Flow {
             src,
             dst,
             size,
             start,
             entropy,
+            subflows,
             incast,
             sender,
             receiver,

@@ -30,9 +30,15 @@ impl World {
         let flow = &mut self.flows[f.idx()];
         // A relayed connection addresses its relay, which forwards to the receiver.
         let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
-        let (src, entropy) = (flow.src, flow.entropy);
+        let src = flow.src;
         let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment(now) {
+        loop {
+            let flow = &mut self.flows[f.idx()];
+            let Some(seg) = flow.sender.next_segment(now) else { break };
+            let entropy = match &mut flow.subflows {
+                None => flow.entropy,
+                Some(s) => s.next_entropy(),
+            };
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -95,7 +101,7 @@ impl World {
         if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
             flow.dack_armed = false;
             let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            self.send_ack(f, NIL, a, ts, pkt.entropy);
         }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
@@ -125,7 +131,7 @@ impl World {
             Some(a) => {
                 // This ACK covers anything a pending delayed ACK would have.
                 flow.dack_armed = false;
-                self.send_ack(f, r, a, pkt.ts)
+                self.send_ack(f, r, a, pkt.ts, pkt.entropy)
             }
             None => {
                 self.pool.free(r);
@@ -196,8 +202,10 @@ impl World {
     }
 
     /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
+    /// The ACK echoes `entropy`, the acknowledged data packet's (it returns on the path that
+    /// entropy picks, and tells UnoLB which subflow was heard from).
     #[inline]
-    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time) {
+    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time, entropy: u32) {
         let flow = &self.flows[f.idx()];
         let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
         if a.ece {
@@ -205,7 +213,7 @@ impl World {
         }
         let entropy = match &mut self.spray {
             Some(s) => s.entropy(flow.dst),
-            None => flow.entropy,
+            None => entropy,
         };
         let ack = Packet {
             flow: f,
@@ -244,6 +252,9 @@ impl World {
         if flow.finished() {
             self.pool.free(r);
             return;
+        }
+        if let Some(s) = &mut flow.subflows {
+            s.on_ack(pkt.entropy, now);
         }
         let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
@@ -318,6 +329,9 @@ impl World {
             return;
         }
         flow.sender.on_timeout(now);
+        if let Some(s) = &mut flow.subflows {
+            s.on_loss_signal(now);
+        }
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -363,7 +377,11 @@ impl World {
         if flow.finished() {
             return;
         }
-        flow.sender.on_packet_timeouts(now);
+        if flow.sender.on_packet_timeouts(now) > 0 {
+            if let Some(s) = &mut flow.subflows {
+                s.on_loss_signal(now);
+            }
+        }
         self.pump(f, NIL);
         self.arm_packet_rto(f);
     }
@@ -386,8 +404,8 @@ impl World {
         }
         flow.dack_armed = false;
         if let Some(a) = flow.receiver.flush() {
-            let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            let (ts, entropy) = (flow.dack_ts, flow.entropy);
+            self.send_ack(f, NIL, a, ts, entropy);
         }
     }
 }

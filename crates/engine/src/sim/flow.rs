@@ -1,6 +1,7 @@
 //! A flow: its sender and receiver state machines, timers and the facts recorded about it.
 
 use crate::ids::{FlowId, HostId};
+use crate::routing::Subflows;
 use crate::transport::{Receiver, Sender};
 use crate::units::Time;
 
@@ -19,6 +20,8 @@ pub struct Flow {
     pub size: u64,
     pub start: Time,
     pub entropy: u32,
+    /// UnoLB's subflows (`None` under ECMP: every packet carries `entropy`).
+    pub subflows: Option<Box<Subflows>>,
     pub incast: u32,
     pub sender: Sender,
     pub receiver: Receiver,

@@ -13,6 +13,7 @@ use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::workload::PoissonSpec;
+use crate::routing::LoadBalancing;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 #[inline(always)]
@@ -92,6 +93,7 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    pub load_balancing: LoadBalancing,
     /// Base RTT of flows inside a datacenter and of flows across (the class references).
     pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,

@@ -17,6 +17,8 @@ use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoCon
 pub enum CcKind {
     NewReno,
     Dctcp,
+    /// The proxy paper's DCTCP-like sender (`cc = "hotnets_dctcp"`).
+    HotnetsDctcp,
     Uno,
     Gemini,
     Mprdma,
@@ -118,6 +120,7 @@ impl TransportConfig {
         match self.kind_for(path) {
             CcKind::NewReno => cc::Cc::NewReno(cc::NewReno::new(self.ecn)),
             CcKind::Dctcp => cc::Cc::Dctcp(cc::Dctcp::new(&self.dctcp)),
+            CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
             CcKind::Uno => cc::Cc::Uno(cc::UnoCc::new(&self.uno, path, mss)),
             CcKind::Gemini => cc::Cc::Gemini(cc::Gemini::new(&self.gemini, path, mss)),
             CcKind::Mprdma => cc::Cc::Mprdma(cc::Mprdma::new(&self.mprdma, path, mss)),

@@ -71,6 +71,13 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Paced senders only.
+    pub pacer: Option<Pacer>,
+    /// When the pacer held back a segment the window allowed: the time it may go.
+    pub pace_wait: Option<Time>,
+    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
+    pub packet_rto: Option<PacketRto>,
+    expired: Vec<u64>,
     /// NACKs that marked a segment lost (stale ones are not counted).
     pub nacks: u64,
     fast_retransmit: bool,
@@ -80,13 +87,6 @@ pub struct Sender {
     /// Bytes the sender may send so far (a relay can only forward what it has received);
     /// `u64::MAX` (no limit) for an ordinary sender.
     pub available: u64,
-    /// Paced senders only.
-    pub pacer: Option<Pacer>,
-    /// When the pacer held back a segment the window allowed: the time it may go.
-    pub pace_wait: Option<Time>,
-    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
-    pub packet_rto: Option<PacketRto>,
-    expired: Vec<u64>,
 }
 
 impl Sender {
@@ -112,14 +112,14 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
-            nacks: 0,
-            fast_retransmit: cfg.fast_retransmit,
-            last_timeout_at: 0,
-            available: u64::MAX,
             pacer: None,
             pace_wait: None,
             packet_rto: None,
             expired: Vec::new(),
+            nacks: 0,
+            fast_retransmit: cfg.fast_retransmit,
+            last_timeout_at: 0,
+            available: size,
         }
     }
 
@@ -360,13 +360,6 @@ impl Sender {
         self.rtt.back_off();
     }
 
-    /// Timeouts scaled to the flow's own base RTT: a floor and the value before the first
-    /// RTT sample.
-    pub fn set_rto_bounds(&mut self, min_rto: Time, initial_rto: Time) {
-        self.rtt.min_rto = min_rto;
-        self.rtt.set_initial_rto(initial_rto);
-    }
-
     /// The per-packet timer fired: every transmission whose deadline passed and whose
     /// segment is still in flight is lost. Returns how many timed out.
     pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
@@ -396,6 +389,13 @@ impl Sender {
         count
     }
 
+    /// Timeouts scaled to the flow's own base RTT: a floor and the value before the first
+    /// RTT sample.
+    pub fn set_rto_bounds(&mut self, min_rto: Time, initial_rto: Time) {
+        self.rtt.min_rto = min_rto;
+        self.rtt.set_initial_rto(initial_rto);
+    }
+
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }
@@ -412,6 +412,7 @@ impl Sender {
     /// restart after idle).
     pub fn append(&mut self, bytes: u64) {
         self.size += bytes;
+        self.available += bytes;
     }
 
     /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
@@ -420,6 +421,7 @@ impl Sender {
         debug_assert!(self.finished() && self.snd_nxt == self.size && seq >= self.size && seq % self.mss == 0);
         debug_assert_eq!(self.board.end(), seq / self.mss);
         self.size = seq;
+        self.available = seq;
         self.snd_una = seq;
         self.snd_nxt = seq;
     }

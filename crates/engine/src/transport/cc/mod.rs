@@ -131,11 +131,11 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
-    HotnetsDctcp(HotnetsDctcp),
     Uno(UnoCc),
     Gemini(Gemini),
     Mprdma(Mprdma),
     Bbr(Bbr),
+    HotnetsDctcp(HotnetsDctcp),
 }
 
 /// Calls `$body` with `$c` bound to the algorithm inside a [`Cc`].
