@@ -145,7 +145,7 @@ fn per_packet_rto_recovers_losses_at_a_bounded_timer_cost() {
     let (mut ops, mut tx, mut timeouts) = (0, 0, 0);
     for f in &w.flows {
         assert!(f.finished());
-        let q = f.sender.packet_rto.as_ref().unwrap();
+        let q = f.sender.packet_rto().unwrap();
         ops += q.timer_ops;
         tx += q.transmissions;
         timeouts += f.sender.timeouts;
@@ -164,7 +164,7 @@ fn a_lossless_flow_needs_few_timer_events() {
     // One timer event per RTO period, not per packet: dead entries leave in bulk.
     let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &flow("r1", "r0", "50MB"), "", "")).unwrap();
     sim.run();
-    let q = sim.world().flows[0].sender.packet_rto.as_ref().unwrap();
+    let q = sim.world().flows[0].sender.packet_rto().unwrap();
     eprintln!("{} transmissions, {} timer schedulings", q.transmissions, q.timer_ops);
     assert_eq!(q.transmissions, 50_000_000u64.div_ceil(4096));
     assert!(q.timer_ops * 100 < q.transmissions, "{} timer operations", q.timer_ops);
