@@ -266,7 +266,6 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `dequeue_red`",
             none,
         ),
-        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray", "unolb"])),
         case("unknown multi_dc preset", format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno2\"\n{WL}"), "topology.preset", "unknown value `uno2`", Some(&["hotnets25", "uno"])),
         case(
             "preset with another interconnect",
@@ -307,6 +306,7 @@ fn cases() -> Vec<Case> {
             "must be positive",
             none,
         ),
+        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray", "unolb"])),
         case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
         case(
             "trim header as large as a packet",

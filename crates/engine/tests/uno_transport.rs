@@ -29,7 +29,7 @@ fn spec(toml: &str) -> ValidSpec {
 }
 
 /// A dumbbell whose sender side (`s*`, `tor_b`) is a second datacenter behind a 100 us core
-/// link: intra RTT 4.676 us, inter RTT 205 us.
+/// link: intra RTT 12.68 us (Uno's is 14.03 us), inter RTT 213 us.
 fn two_dc(senders: u32, receivers: u32, transport: &str, flows: &str, extra: &str, marking: &str) -> ValidSpec {
     let toml = format!(
         r#"
@@ -38,7 +38,7 @@ fn two_dc(senders: u32, receivers: u32, transport: &str, flows: &str, extra: &st
 kind = "dumbbell"
 senders = {senders}
 receivers = {receivers}
-host_link = {{ rate = "100Gbps", delay = "1us" }}
+host_link = {{ rate = "100Gbps", delay = "3us" }}
 core_link = {{ rate = "100Gbps", delay = "100us" }}
 [switch.queue]
 limit = "1000000B"
@@ -73,8 +73,8 @@ fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
         let fl = &w.flows[0];
         assert!(fl.finished(), "flow {f} did not finish");
         let (intra_rtt, inter_rtt) = w.class_rtt;
-        assert_eq!(intra_rtt, 4 * PS_PER_US + 2 * 332_800 + 2 * 5_120);
-        assert_eq!(inter_rtt, 2 * 102 * PS_PER_US + 3 * 332_800 + 3 * 5_120);
+        assert_eq!(intra_rtt, 12 * PS_PER_US + 2 * 332_800 + 2 * 5_120);
+        assert_eq!(inter_rtt, 2 * 106 * PS_PER_US + 3 * 332_800 + 3 * 5_120);
         let base = if inter { inter_rtt } else { intra_rtt };
         let fct = fl.finish - fl.start;
         let wire = fl.size.div_ceil(4096) * 4160;
@@ -109,22 +109,24 @@ fn mixed_incast_jain(transport: &str, marking: &str, from: u64, to: u64) -> (f64
 }
 
 /// Until phantom queues exist: instantaneous linear marking of the physical queue between
-/// 1 KB and 100 KB. A physical queue penalises the intra flows: any queue lifts their RTT
-/// above 1.055 base RTT (full decrease) while the inter flows still see phantom-only
-/// congestion (x 0.35), so this stand-in reaches Jain ~0.87, not Uno's 0.9.
+/// 1 KB and 100 KB. A physical queue penalises the intra flows: a few packets queued lift
+/// their RTT above 1.055 base RTT (full decrease) while the inter flows still see
+/// phantom-only congestion (x 0.35), so this stand-in converges more slowly than phantom
+/// queues do (Jain 0.87 over 30-40 ms, 0.95 over 60-80 ms; with phantom queues on the
+/// `net` branch, 0.92 and 0.985).
 const SHALLOW_RED: &str = "marking = { kind = \"red\", min = \"1KB\", max = \"100KB\", p_max = 1.0, weight = 1.0, gentle = false, wait = false }";
 
 #[test]
 fn intra_and_inter_flows_converge_under_uno_but_not_gemini() {
-    let (from, to) = (30 * PS_PER_MS, 40 * PS_PER_MS);
+    let (from, to) = (60 * PS_PER_MS, 80 * PS_PER_MS);
     let gbps = |r: &[f64]| r.iter().map(|r| (r / 1e8).round() / 10.0).collect::<Vec<_>>();
     let (uno, rates) = mixed_incast_jain("cc = \"uno\"", SHALLOW_RED, from, to);
     eprintln!("uno: Jain {uno:.3}, rates (Gbps) {:?}", gbps(&rates));
     assert!(rates.iter().sum::<f64>() > 0.9 * LINE_BPS, "UnoCC leaves the bottleneck idle");
     let (gemini, rates) = mixed_incast_jain("cc = \"gemini\"", SHALLOW_RED, from, to);
     eprintln!("gemini: Jain {gemini:.3}, rates (Gbps) {:?}", gbps(&rates));
-    assert!(uno >= 0.85, "UnoCC Jain {uno}");
-    assert!(gemini < 0.7, "Gemini Jain {gemini}");
+    assert!(uno >= 0.9, "UnoCC Jain {uno}");
+    assert!(gemini < 0.85, "Gemini Jain {gemini}");
 }
 
 #[test]
@@ -143,7 +145,7 @@ fn per_packet_rto_recovers_losses_at_a_bounded_timer_cost() {
     let (mut ops, mut tx, mut timeouts) = (0, 0, 0);
     for f in &w.flows {
         assert!(f.finished());
-        let q = f.sender.packet_rto.as_ref().unwrap();
+        let q = f.sender.packet_rto().unwrap();
         ops += q.timer_ops;
         tx += q.transmissions;
         timeouts += f.sender.timeouts;
@@ -162,7 +164,7 @@ fn a_lossless_flow_needs_few_timer_events() {
     // One timer event per RTO period, not per packet: dead entries leave in bulk.
     let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &flow("r1", "r0", "50MB"), "", "")).unwrap();
     sim.run();
-    let q = sim.world().flows[0].sender.packet_rto.as_ref().unwrap();
+    let q = sim.world().flows[0].sender.packet_rto().unwrap();
     eprintln!("{} transmissions, {} timer schedulings", q.transmissions, q.timer_ops);
     assert_eq!(q.transmissions, 50_000_000u64.div_ceil(4096));
     assert!(q.timer_ops * 100 < q.transmissions, "{} timer operations", q.timer_ops);
@@ -170,7 +172,7 @@ fn a_lossless_flow_needs_few_timer_events() {
 
 #[test]
 fn the_controller_follows_the_flow_class() {
-    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "20MB");
+    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "50MB");
     let transport = "cc = { intra = \"mprdma\", inter = \"bbr\" }\n[transport.mprdma]\nvariant = \"b\"";
     let mut sim = Simulation::new(&two_dc(1, 2, transport, &flows, "", "")).unwrap();
     sim.run();

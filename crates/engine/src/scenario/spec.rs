@@ -307,6 +307,8 @@ impl WorkloadSpec {
             ("request_bytes", self.request_bytes.is_some()),
             ("tokens", self.tokens.is_some()),
             ("token_window", self.token_window.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
         ]
     }
 }

@@ -1,4 +1,4 @@
-//! `[[workload]]` entries: incast, poisson, permutation, flow.
+//! `[[workload]]` entries: incast, poisson, permutation, flow, proxy_incast.
 
 use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
@@ -17,6 +17,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
     const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
     match kind {
         "incast" => INCAST,
+        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
         "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start"],
         "permutation" => &["hosts", "bytes", "start"],
         "matrix" => &["file", "max_flows", "start"],
@@ -25,7 +26,6 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
             "degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "count", "start",
             "gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window",
         ],
-        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
         _ => &["src", "dst", "bytes", "start"],
     }
 }

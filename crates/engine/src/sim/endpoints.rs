@@ -78,7 +78,7 @@ impl World {
             self.pool.free(spare);
         }
         let flow = &mut self.flows[f.idx()];
-        if let Some(at) = flow.sender.pace_wait.take() {
+        if let Some(at) = flow.sender.take_pace_wait() {
             self.arm_pacer(f, at);
         }
     }
@@ -295,7 +295,7 @@ impl World {
     pub(super) fn arm_rto(&mut self, f: FlowId) {
         let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
-        if flow.sender.packet_rto.is_some() {
+        if flow.sender.parts.is_some() && flow.sender.packet_rto().is_some() {
             return self.arm_packet_rto(f);
         }
         if !flow.sender.outstanding() {
@@ -362,7 +362,7 @@ impl World {
         if flow.packet_rto_at != NEVER || flow.finished() {
             return;
         }
-        let Some(q) = &mut flow.sender.packet_rto else { return };
+        let Some(q) = flow.sender.packet_rto_mut() else { return };
         if let Some(at) = q.next_deadline() {
             q.timer_ops += 1;
             flow.packet_rto_at = at;

@@ -8,7 +8,7 @@ pub mod sender;
 
 pub use pacer::{PaceBy, Pacer};
 pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig};
-pub use sender::{AckEffect, Segment, Sender, SenderConfig};
+pub use sender::{AckEffect, Segment, Sender, SenderConfig, WindowParts};
 
 use crate::units::Time;
 use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};
@@ -119,22 +119,27 @@ impl TransportConfig {
             CcKind::NewReno => cc::Cc::NewReno(cc::NewReno::new(self.ecn)),
             CcKind::Dctcp => cc::Cc::Dctcp(cc::Dctcp::new(&self.dctcp)),
             CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
-            CcKind::Uno => cc::Cc::Uno(cc::UnoCc::new(&self.uno, path, mss)),
-            CcKind::Gemini => cc::Cc::Gemini(cc::Gemini::new(&self.gemini, path, mss)),
-            CcKind::Mprdma => cc::Cc::Mprdma(cc::Mprdma::new(&self.mprdma, path, mss)),
-            CcKind::Bbr => cc::Cc::Bbr(cc::Bbr::new(path, mss)),
+            CcKind::Uno => cc::Cc::Uno(Box::new(cc::UnoCc::new(&self.uno, path, mss))),
+            CcKind::Gemini => cc::Cc::Gemini(Box::new(cc::Gemini::new(&self.gemini, path, mss))),
+            CcKind::Mprdma => cc::Cc::Mprdma(Box::new(cc::Mprdma::new(&self.mprdma, path, mss))),
+            CcKind::Bbr => cc::Cc::Bbr(Box::new(cc::Bbr::new(path, mss))),
         }
     }
 
     /// The sender of a `size`-byte flow on `path`, with its pacer and timer.
     pub fn new_sender(&self, size: u64, path: &FlowPath) -> Sender {
         let mut s = Sender::new(size, &self.sender, self.new_cc(path));
-        if self.pacing {
-            s.pacer = Some(Pacer::new(path.base_rtt(), self.header + self.framing));
-        }
-        if let RtoMode::PerPacket { margin, margin_inter } = self.rto {
-            let extra = if path.inter { margin_inter } else { 0 };
-            s.packet_rto = Some(crate::reliability::PacketRto::new(path.base_rtt() + margin + extra));
+        let window_sender = self.kind_for(path).is_window_sender();
+        if window_sender || self.pacing || self.rto != RtoMode::Adaptive {
+            let mut parts = WindowParts::default();
+            if self.pacing {
+                parts.pacer = Some(Pacer::new(path.base_rtt(), self.header + self.framing));
+            }
+            if let RtoMode::PerPacket { margin, margin_inter } = self.rto {
+                let extra = if path.inter { margin_inter } else { 0 };
+                parts.packet_rto = Some(crate::reliability::PacketRto::new(path.base_rtt() + margin + extra));
+            }
+            s.parts = Some(Box::new(parts));
         }
         s
     }

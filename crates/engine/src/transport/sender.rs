@@ -71,13 +71,6 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
-    /// Paced senders only.
-    pub pacer: Option<Pacer>,
-    /// When the pacer held back a segment the window allowed: the time it may go.
-    pub pace_wait: Option<Time>,
-    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
-    pub packet_rto: Option<PacketRto>,
-    expired: Vec<u64>,
     /// NACKs that marked a segment lost (stale ones are not counted).
     pub nacks: u64,
     fast_retransmit: bool,
@@ -87,6 +80,20 @@ pub struct Sender {
     /// Bytes the sender may send so far (a relay can only forward what it has received);
     /// the flow size for an ordinary sender.
     pub available: u64,
+    /// Pacer and per-packet RTO of Uno's window senders; boxed, so the others pay one
+    /// pointer test per segment.
+    pub parts: Option<Box<WindowParts>>,
+}
+
+/// What a window sender adds to the shared sender.
+#[derive(Clone, Debug, Default)]
+pub struct WindowParts {
+    pub pacer: Option<Pacer>,
+    /// When the pacer held back a segment the window allowed: the time it may go.
+    pub pace_wait: Option<Time>,
+    /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
+    pub packet_rto: Option<PacketRto>,
+    expired: Vec<u64>,
 }
 
 impl Sender {
@@ -112,14 +119,11 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
-            pacer: None,
-            pace_wait: None,
-            packet_rto: None,
-            expired: Vec::new(),
             nacks: 0,
             fast_retransmit: cfg.fast_retransmit,
             last_timeout_at: 0,
             available: size,
+            parts: None,
         }
     }
 
@@ -128,6 +132,20 @@ impl Sender {
         let bytes = bytes.max(self.mss);
         self.window.cwnd = bytes;
         self.window.init_cwnd = bytes;
+    }
+
+    pub fn packet_rto(&self) -> Option<&PacketRto> {
+        self.parts.as_ref().and_then(|p| p.packet_rto.as_ref())
+    }
+
+    pub fn packet_rto_mut(&mut self) -> Option<&mut PacketRto> {
+        self.parts.as_mut().and_then(|p| p.packet_rto.as_mut())
+    }
+
+    /// When the pacer last held back a segment, the time it may go (once).
+    #[inline]
+    pub fn take_pace_wait(&mut self) -> Option<Time> {
+        self.parts.as_mut().and_then(|p| p.pace_wait.take())
     }
 
     #[inline(always)]
@@ -169,12 +187,15 @@ impl Sender {
         if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
         }
-        if let Some(p) = &self.pacer {
-            if !p.ready(now) {
-                self.pace_wait = Some(p.next_send);
-                return None;
-            }
+        if self.parts.is_some() {
+            return self.next_window_segment(now, seg, retransmission, len);
         }
+        Some(self.commit(seg, retransmission, len))
+    }
+
+    /// Takes segment `seg` out: scoreboard, counters, the CWR flag.
+    #[inline(always)]
+    fn commit(&mut self, seg: u64, retransmission: bool, len: u64) -> Segment {
         if retransmission {
             self.board.set(seg, Seg::Retx);
             self.retx_bytes += len;
@@ -183,16 +204,33 @@ impl Sender {
             self.snd_nxt += len;
         }
         self.in_flight += len;
-        if let Some(p) = &mut self.pacer {
+        let cwr = std::mem::take(&mut self.send_cwr);
+        Segment { seq: seg * self.mss, len, retransmission, cwr }
+    }
+
+    /// [`Sender::next_segment`] for window senders: the pacer may hold the segment back;
+    /// once sent it gets its deadline and the algorithm counts it. Out of line, so the
+    /// other senders' path stays one test longer than before.
+    #[inline(never)]
+    fn next_window_segment(&mut self, now: Time, seg: u64, retransmission: bool, len: u64) -> Option<Segment> {
+        let parts = self.parts.as_mut().expect("window parts");
+        if let Some(p) = &parts.pacer {
+            if !p.ready(now) {
+                parts.pace_wait = Some(p.next_send);
+                return None;
+            }
+        }
+        let segment = self.commit(seg, retransmission, len);
+        let parts = self.parts.as_mut().expect("window parts");
+        if let Some(p) = &mut parts.pacer {
             let (w, cc) = (&self.window, &self.cc);
             p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
         }
-        if let Some(q) = &mut self.packet_rto {
+        if let Some(q) = &mut parts.packet_rto {
             q.on_transmit(seg, now);
         }
         self.cc.on_send(&mut self.window, now, len);
-        let cwr = std::mem::take(&mut self.send_cwr);
-        Some(Segment { seq: seg * self.mss, len, retransmission, cwr })
+        Some(segment)
     }
 
     /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
@@ -228,7 +266,7 @@ impl Sender {
         if self.sack && sack_end > sack_start {
             delivered += self.apply_sack(sack_start, sack_end);
         }
-        if self.packet_rto.is_none() {
+        if self.packet_rto().is_none() {
             self.detect_loss(advanced);
         }
         if self.in_recovery && self.snd_una >= self.recover {
@@ -363,9 +401,10 @@ impl Sender {
     /// The per-packet timer fired: every transmission whose deadline passed and whose
     /// segment is still in flight is lost. Returns how many timed out.
     pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
-        let Some(q) = &mut self.packet_rto else { return 0 };
+        let Some(parts) = &mut self.parts else { return 0 };
+        let Some(q) = &mut parts.packet_rto else { return 0 };
         let board = &self.board;
-        let expired = &mut self.expired;
+        let expired = &mut parts.expired;
         q.expire(
             now,
             board.base(),
@@ -375,13 +414,16 @@ impl Sender {
             },
             |seg| expired.push(seg),
         );
-        let count = self.expired.len() as u64;
-        for i in 0..self.expired.len() {
-            let seg = self.expired[i];
+        let mut expired = std::mem::take(&mut parts.expired);
+        let count = expired.len() as u64;
+        for &seg in &expired {
             self.board.set(seg, Seg::Lost);
             self.in_flight -= self.seg_len(seg);
         }
-        self.expired.clear();
+        expired.clear();
+        if let Some(parts) = &mut self.parts {
+            parts.expired = expired;
+        }
         if count > 0 {
             self.timeouts += count;
             self.cc.on_timeout(&mut self.window);
@@ -402,7 +444,7 @@ impl Sender {
 
     pub fn release(&mut self) {
         self.board.release();
-        if let Some(q) = &mut self.packet_rto {
+        if let Some(q) = self.packet_rto_mut() {
             q.release();
         }
     }

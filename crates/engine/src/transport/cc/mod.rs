@@ -126,15 +126,17 @@ pub trait CongestionControl {
     }
 }
 
-/// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path).
+/// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path). The window
+/// senders' larger states are boxed (one allocation per flow) so that every flow's sender
+/// stays as small as DCTCP's.
 #[derive(Clone, Debug)]
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
-    Uno(UnoCc),
-    Gemini(Gemini),
-    Mprdma(Mprdma),
-    Bbr(Bbr),
+    Uno(Box<UnoCc>),
+    Gemini(Box<Gemini>),
+    Mprdma(Box<Mprdma>),
+    Bbr(Box<Bbr>),
     HotnetsDctcp(HotnetsDctcp),
 }
 
