@@ -15,9 +15,16 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Carg
 # Project dependencies + the test extra, read from pyproject.toml (one list, not two).
 REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench clean testbed-tools
 
-setup: $(EXT)
+setup: $(EXT) testbed-tools
+
+# `fanin testbed` needs iproute2 (ip, tc); as root without it, install it, else say so once.
+testbed-tools:
+	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && apt-get install -y -qq iproute2 >/dev/null; } || \
+	echo "note: iproute2 is missing (ip/tc): the testbed tests will be skipped"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -46,11 +46,23 @@ def test_nan_fails_and_metric_errors_are_reported() -> None:
     data = pd.DataFrame({"q": [3.0, 7.0]})
     raw = {
         "claim": [
-            {"id": "nan", "text": "t", "metric": "float('nan')", "paper": 1.0, "tolerance": {"kind": "abs", "value": 1e9}},
+            {
+                "id": "nan",
+                "text": "t",
+                "metric": "float('nan')",
+                "paper": 1.0,
+                "tolerance": {"kind": "abs", "value": 1e9},
+            },
             {"id": "boom", "text": "t", "metric": "boom", "paper": 1.0, "tolerance": {"kind": ">="}},
             {"id": "text", "text": "t", "metric": "text", "paper": 1.0, "tolerance": {"kind": ">="}},
             {"id": "fn", "text": "t", "metric": "peak", "paper": 7.0, "tolerance": {"kind": "abs", "value": 0}},
-            {"id": "expr", "text": "t", "metric": "df.q.mean() * 2", "paper": 10, "tolerance": {"kind": "rel", "value": 0}},
+            {
+                "id": "expr",
+                "text": "t",
+                "metric": "df.q.mean() * 2",
+                "paper": 10,
+                "tolerance": {"kind": "rel", "value": 0},
+            },
             {"id": "series", "text": "t", "metric": "df.q.iloc[[1]]", "paper": 7, "tolerance": {"kind": "<="}},
         ]
     }
@@ -70,12 +82,32 @@ MALFORMED = [
     ('[[claim]]\nid = "a"\ntext = "t"\ntolerance = { kind = "true" }\n', "a", "metric"),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\n', "a", "tolerance"),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "approx" }\n', "a", "tolerance.kind"),
-    ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\npaper = "fast"\ntolerance = { kind = "rel", value = 0.1 }\n', "a", "paper"),
-    ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\npaper = 1\ntolerance = { kind = "rel" }\n', "a", "tolerance.value"),
-    ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "range", lo = 2, hi = 1 }\n', "a", "tolerance"),
+    (
+        '[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\npaper = "fast"\ntolerance = { kind = "rel", value = 0.1 }\n',
+        "a",
+        "paper",
+    ),
+    (
+        '[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\npaper = 1\ntolerance = { kind = "rel" }\n',
+        "a",
+        "tolerance.value",
+    ),
+    (
+        '[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "range", lo = 2, hi = 1 }\n',
+        "a",
+        "tolerance",
+    ),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = ">=" }\n', "a", "tolerance.value"),
-    ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "<=", value = "3" }\n', "a", "tolerance.value"),
-    ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "true", value = 1 }\n', "a", "tolerance.value"),
+    (
+        '[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "<=", value = "3" }\n',
+        "a",
+        "tolerance.value",
+    ),
+    (
+        '[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerance = { kind = "true", value = 1 }\n',
+        "a",
+        "tolerance.value",
+    ),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ngating = "yes"\ntolerance = { kind = "true" }\n', "a", "gating"),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "x"\ntolerence = 1\ntolerance = { kind = "true" }\n', "a", "tolerence"),
     ('[[claim]]\nid = "a"\ntext = "t"\nmetric = "nope"\ntolerance = { kind = "true" }\n', "a", "metric"),

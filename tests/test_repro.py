@@ -15,7 +15,7 @@ from conftest import fanin_cli, small_incast_dict
 from fanin.catalog import CatalogError, load_paper
 from fanin.catalog.repro import repro
 
-ANALYSIS = '''
+ANALYSIS = """
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -39,7 +39,7 @@ def plot(df):
     ax.set_xlabel("senders N")
     ax.set_ylabel("incast completion time (µs)")
     return fig
-'''
+"""
 
 CLAIMS = """
 [[claim]]
@@ -88,7 +88,8 @@ def write_toy_catalog(root: Path) -> Path:
     (ana / "figure.toml").write_text('title = "Two to the tenth"\norder = 2\n')
     (ana / "analysis.py").write_text("def kibi(data):\n    return 2.0 ** 10\n")
     (ana / "claims.toml").write_text(
-        '[[claim]]\nid = "kibi"\ntext = "a KiB"\nmetric = "kibi"\npaper = 1024\ntolerance = { kind = "abs", value = 0 }\n'
+        '[[claim]]\nid = "kibi"\ntext = "a KiB"\nmetric = "kibi"\npaper = 1024\n'
+        'tolerance = { kind = "abs", value = 0 }\n'
     )
     return root
 
@@ -119,7 +120,7 @@ def test_repro_writes_figures_data_and_reports(toy: Path, tmp_path: Path) -> Non
     fanin_ict = {c["id"]: c["fanin"] for c in r.claims}["informative"]
     assert fanin_ict == pytest.approx(data["ict_ps"].mean() / 1e6)  # the report's number is the runs'
     html = (out / "report.html").read_text()
-    assert "<svg" in html and "src=\"http" not in html and "figures/" not in html  # self-contained
+    assert "<svg" in html and 'src="http' not in html and "figures/" not in html  # self-contained
     assert "FAIL" in html and "impossible" in html
     md = (out / "report.md").read_text()
     assert "4 claims: 3 pass, 1 fail, 0 error (2 of 3 gating claims pass)" in md
@@ -129,8 +130,12 @@ def test_repro_writes_figures_data_and_reports(toy: Path, tmp_path: Path) -> Non
 def test_rerun_uses_cache_and_partial_rerun_merges(toy: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     repro("toy", catalog=toy, out=out, jobs=1)
-    (toy / "toy" / "analytic" / "analysis.py").write_text("def kibi(data):\n    return 1000.0\n")
+    (toy / "toy" / "analytic" / "analysis.py").write_text(
+        "def kibi(data):\n    return 1000.0\n\n\ndef plot(data):\n    raise ValueError('no axes')\n"
+    )
     r = repro("toy", catalog=toy, out=out, jobs=1, figures=["analytic"])
+    assert r.plot_errors == {"analytic": "ValueError: no axes"}
+    assert "plot failed:** ValueError: no axes" in (out / "report.md").read_text()
     assert statuses(r.claims) == {
         "incast/one-flow-per-sender": "pass",
         "incast/impossible": "fail",
@@ -148,7 +153,7 @@ def test_quick_uses_the_reduced_sweep(toy: Path) -> None:
     paper = load_paper("toy", toy, quick=True)
     sweep = paper.figure("incast").sweep
     assert sweep is not None and [p.labels["N"] for p in sweep.points()] == [2]
-    with pytest.raises(CatalogError, match="unknown figure 'nope'.*allowed: analytic, incast"):
+    with pytest.raises(CatalogError, match=r"unknown figure 'nope'.*allowed: analytic, incast"):
         load_paper("toy", toy, figures=["nope"])
 
 
@@ -182,3 +187,70 @@ def test_foundation_quick_end_to_end(tmp_path: Path) -> None:
     assert {f["name"] for f in doc["figures"]} == {"lone_flow", "dctcp_queue"}
     assert (out / "figures" / "dctcp_queue-queue.svg").is_file()
     assert "0 fail" in r.stdout
+
+
+def test_plot_helpers_draw_what_they_return() -> None:
+    import matplotlib.pyplot as plt
+
+    from fanin.catalog.plots import cdf, grouped_bars, mean_minmax
+
+    df = pd.DataFrame({"N": [8, 8, 16, 16], "cc": ["a", "b", "a", "b"], "q": [1.0, 3.0, 5.0, 9.0]})
+    fig, ax = plt.subplots()
+    g = mean_minmax(ax, df, "N", "q")
+    assert g.to_dict("list") == {"N": [8, 16], "mean": [2.0, 7.0], "min": [1.0, 5.0], "max": [3.0, 9.0]}
+    assert list(ax.lines[0].get_ydata()) == [2.0, 7.0]
+    cdf(ax, [3.0, 1.0, 2.0])
+    assert list(ax.lines[-1].get_ydata()) == pytest.approx([1 / 3, 2 / 3, 1.0])
+    bars = grouped_bars(ax, df, "N", "cc", "q")
+    assert len(ax.patches) == 4 and list(bars["mean"]) == [1.0, 3.0, 5.0, 9.0]
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('title = "x"\ncolour = 1\n', "unknown key 'colour'"),
+        ('[sweep]\nscenario = "scenario.toml"\n[quick]\nspeed = 2\n', "[quick] key 'speed'"),
+        ('[sweep]\nscenario = "missing.toml"\n', "[sweep].scenario: scenario file not found"),
+        ('[sweep]\nscenario = "scenario.toml"\n[sweep.axes]\nN = 3\n', "[sweep].axes.N: expected a list of values"),
+        ('[sweep]\nscenario = "scenario.toml"\nseeds = "many"\n', "[sweep].seeds: expected n"),
+        ('[sweep]\nscenario = "scenario.toml"\nseeds = [1, -1]\n', "[sweep].seeds: need at least one seed"),
+        ('[sweep]\nscenario = "scenario.toml"\ntables = "flows"\n', "[sweep].tables: expected a list"),
+        ('[sweep]\nscenario = "scenario.toml"\n[[sweep.zip]]\na = [1]\nb = [1, 2]\n', "zip[0]: axes that vary"),
+        ("[quick]\nseeds = 1\n", "[quick] without [sweep]"),
+        ("title = \n", "not valid TOML"),
+    ],
+)
+def test_malformed_figure_files_name_file_and_field(toy: Path, text: str, message: str) -> None:
+    (toy / "toy" / "incast" / "figure.toml").write_text(text)
+    with pytest.raises(CatalogError) as e:
+        load_paper("toy", toy)
+    assert message in str(e.value) and "incast/figure.toml" in str(e.value)
+
+
+def test_figure_run_and_sweep_command(toy: Path, tmp_path: Path) -> None:
+    fig = load_paper("toy", toy, quick=True).figure("incast")
+    data = fig.run(cache=tmp_path / "cache")
+    assert list(data.columns) == ["N", "seed", "flows", "ict_ps"] and list(data["flows"]) == [2]
+    sweep_file = toy / "toy" / "incast" / "sweep.toml"
+    sweep_file.write_text('scenario = "scenario.toml"\nseeds = [1, 2]\n')
+    r = fanin_cli("sweep", str(sweep_file), "-o", str(tmp_path / "s.parquet"), "--cache", str(tmp_path / "c"), "-q")
+    assert r.returncode == 0, r.stderr
+    assert "2 runs (2 executed, 0 cached)" in r.stdout
+    runs = pd.read_parquet(tmp_path / "s.parquet")
+    assert list(runs["seed"]) == [1, 2] and (runs["flows_completed"] == 8).all()
+
+
+def test_every_catalog_entry_loads_and_validates() -> None:
+    """Each paper's files parse, its metrics exist, and every run of its full and quick
+    sweeps is a scenario the engine accepts (without running anything)."""
+    from fanin.catalog import find_catalog, paper_names
+
+    root = find_catalog()
+    assert "foundation" in paper_names(root)
+    for name in paper_names(root):
+        for quick in (False, True):
+            for fig in load_paper(name, root, quick=quick).figures:
+                assert fig.claims, f"{name}/{fig.name} has no claims"
+                if fig.sweep is not None:
+                    fig.sweep.validate()

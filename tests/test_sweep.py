@@ -29,7 +29,12 @@ def test_points_product_zip_variants_seeds(small_incast: dict[str, Any]) -> None
     sw = Sweep(
         small(small_incast),
         axes={"N": Axis(["topology.senders", "workload[0].degree"], [2, 4])},
-        zip=[{"size": Axis("workload[0].bytes_per_sender", ["10KB", "20KB"]), "K": Axis("switch.queue.marking.threshold", ["20pkt", "40pkt"])}],
+        zip=[
+            {
+                "size": Axis("workload[0].bytes_per_sender", ["10KB", "20KB"]),
+                "K": Axis("switch.queue.marking.threshold", ["20pkt", "40pkt"]),
+            }
+        ],
         variants={"dctcp": {}, "newreno": {"transport.cc": "newreno"}},
         seeds=2,
         set={"transport.min_rto": "1ms"},
@@ -106,7 +111,9 @@ def test_changed_scenario_reruns_only_the_changed_runs(small_incast: dict[str, A
 
 def test_run_key_covers_seed_tables_and_named_files(tmp_path: Path) -> None:
     (tmp_path / "sizes_cdf.txt").write_text("1000 0\n2000 1\n")
-    s = Scenario.from_dict({"name": "x", "workload": [{"kind": "poisson", "sizes": "sizes_cdf.txt"}]}, base_dir=tmp_path)
+    s = Scenario.from_dict(
+        {"name": "x", "workload": [{"kind": "poisson", "sizes": "sizes_cdf.txt"}]}, base_dir=tmp_path
+    )
     key = run_key(s, 1)
     assert run_key(s, 1) == key
     assert run_key(s, 2) != key
@@ -132,7 +139,8 @@ def test_derive_rows_are_labelled_and_cached(small_incast: dict[str, Any], tmp_p
 def test_sweep_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     small(small_incast).save(tmp_path / "base.toml")
     (tmp_path / "sweep.toml").write_text(
-        'scenario = "base.toml"\nseeds = [3]\n[axes]\nN = { path = ["topology.senders", "workload[0].degree"], values = [2, 4] }\n'
+        'scenario = "base.toml"\nseeds = [3]\n[axes]\n'
+        'N = { path = ["topology.senders", "workload[0].degree"], values = [2, 4] }\n'
         '[variants.reno]\n"transport.cc" = "newreno"\n'
     )
     sw = Sweep.load(tmp_path / "sweep.toml")
@@ -143,3 +151,24 @@ def test_sweep_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     (tmp_path / "bad.toml").write_text('scenario = "base.toml"\naxis = {}\n')
     with pytest.raises(SweepError, match="unknown key 'axis'"):
         Sweep.load(tmp_path / "bad.toml")
+
+
+def ict_derive(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame({"ict_ps": results.incasts["ict_ps"]})
+
+
+def test_sweeps_share_runs_and_any_executor_runs_them(small_incast: dict[str, Any], tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fanin.sweep import run_sweeps
+
+    sw = Sweep(small(small_incast), axes={"workload[0].degree": [2, 4, 6]})
+    with ThreadPoolExecutor(2) as pool:  # the engine releases the GIL
+        flows, icts = run_sweeps([(sw, flows_derive), (sw, ict_derive)], cache=tmp_path, executor=pool)
+    # each run ran once, for both figures' derives
+    assert flows.attrs["sweep"] == icts.attrs["sweep"] == {"runs": 3, "cached": 0, "executed": 3}
+    assert list(icts["workload[0].degree"]) == [2, 4, 6] and len(flows) == 12
+    serial = sw.run(derive=ict_derive, cache=tmp_path / "serial")
+    pd.testing.assert_frame_equal(icts, serial, check_like=False)
+    with pytest.raises(SweepError, match="module-level"):
+        Sweep(small(small_incast), seeds=[7, 8]).run(derive=lambda r, p: pd.DataFrame(), cache=tmp_path, jobs=2)

@@ -143,6 +143,11 @@ def main(argv: list[str] | None = None) -> None:
 # Command modules use the helpers above, so they are imported last.
 from fanin import cli_repro  # noqa: E402
 from fanin.cli_bursts import bursts_cmd  # noqa: E402
+from fanin.cli_testbed import testbed_app  # noqa: E402
 
 cli_repro.register(app)
+from fanin.cli_crosscheck import crosscheck_app  # noqa: E402
+
+app.add_typer(crosscheck_app, name="crosscheck")
 app.command("bursts")(bursts_cmd)
+app.add_typer(testbed_app, name="testbed")

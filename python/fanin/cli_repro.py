@@ -28,16 +28,17 @@ def catalog_errors() -> Iterator[None]:
 
 
 def _list(catalog: Path | None) -> None:
-    from fanin.catalog import figure_names, find_catalog, paper_names
+    from fanin.catalog import find_catalog, load_paper, paper_names
 
     root = find_catalog(catalog)
     t = Table(box=None, padding=(0, 2), show_header=True)
-    t.add_column("paper", style="bold")
-    t.add_column("figure")
-    t.add_column("title")
+    for col in ("paper", "figure", "title", "runs", "quick runs", "claims"):
+        t.add_column(col, justify="right" if "runs" in col or col == "claims" else "left")
     for paper in paper_names(root):
-        for i, (name, title) in enumerate(figure_names(paper, root)):
-            t.add_row(paper if i == 0 else "", name, title)
+        full, quick = load_paper(paper, root), load_paper(paper, root, quick=True)
+        for i, (f, q) in enumerate(zip(full.figures, quick.figures, strict=True)):
+            runs = [str(len(x.sweep.points())) if x.sweep is not None else "-" for x in (f, q)]
+            t.add_row(paper if i == 0 else "", f.name, f.title, *runs, str(len(f.claims)))
     out.print(t)
 
 
@@ -65,18 +66,27 @@ def repro(
         from fanin.report import counts
 
         r = run_repro(
-            paper, figures=figure, quick=quick, jobs=jobs, out=output, cache=cache, catalog=catalog,
+            paper,
+            figures=figure,
+            quick=quick,
+            jobs=jobs,
+            out=output,
+            cache=cache,
+            catalog=catalog,
             progress=not quiet,
         )
     c = counts([x.to_dict() for x in r.ran])
     out.print(
         f"{escape(paper)}: {len(r.ran)} claims in {len(r.paper.figures)} figures: {c['pass']} pass, "
-        f"{c['fail']} fail, {c['error']} error; {r.runs} runs ({r.executed} executed), {r.wall_s:.1f} s"
+        f"{c['fail']} fail, {c['error']} error; {r.runs} runs ({r.executed} executed), {r.wall_s:.1f} s, "
+        f"peak memory {r.peak_rss_bytes / 2**20:,.0f} MiB"
     )
     for x in r.ran:
         if x.status != "pass":
             kind = "gating" if x.gating else "report-only"
             out.print(f"  {x.status}: {escape(x.figure)}/{escape(x.id)} ({kind})")
+    for name, error in r.plot_errors.items():
+        out.print(f"  plot failed: {escape(name)}: {escape(error)}")
     out.print(f"report: {escape(str(r.out / 'report.html'))}")
 
 

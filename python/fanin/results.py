@@ -38,6 +38,9 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("retx_bytes", _U64),
         ("timeouts", _U64),
         ("fast_recoveries", _U64),
+        ("nacks", _U64),
+        ("nacks_sent", _U64),
+        ("via", _I64),
         ("incast_id", _I64),
         ("completed", _BOOL),
     ],
@@ -52,9 +55,11 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("last_finish_ps", _U64),
         ("ict_ps", _U64),
         ("ideal_ict_ps", _U64),
+        ("last_delivery_ps", _U64),
         ("completed", _BOOL),
     ],
-    "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64)],
+    "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64), ("phantom_bytes", _U64)],
+    "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64)],
     "hosts": [
         ("host", _U32),
         ("host_name", _STR),
@@ -65,6 +70,45 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("out_rxmit_bytes", _U64),
         ("in_ce_bytes", _U64),
         ("connections", _U64),
+    ],
+    "queue_events": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("packets", _U64)],
+    "windows": [
+        ("time_ps", _U64),
+        ("flow_id", _U64),
+        ("cwnd_bytes", _U64),
+        ("in_flight_bytes", _U64),
+        ("alpha", _F64),
+    ],
+    "bursts": [
+        ("workload", _U32),
+        ("burst", _U32),
+        ("degree", _U32),
+        ("response_bytes", _U64),
+        ("start_ps", _U64),
+        ("end_ps", _U64),
+        ("bct_ps", _U64),
+        ("responses_done", _U32),
+        ("drops", _U64),
+        ("marks", _U64),
+        ("timeouts", _U64),
+        ("rx_bytes", _U64),
+        ("ce_bytes", _U64),
+        ("completed", _BOOL),
+    ],
+    "responses": [
+        ("workload", _U32),
+        ("burst", _U32),
+        ("flow_id", _U64),
+        ("src_name", _STR),
+        ("request_ps", _U64),
+        ("write_ps", _U64),
+        ("done_ps", _U64),
+        ("start_cwnd_bytes", _U64),
+        ("start_alpha", _F64),
+        ("end_cwnd_bytes", _U64),
+        ("timeouts", _U64),
+        ("granted", _BOOL),
+        ("completed", _BOOL),
     ],
     "ports": [
         ("port", _U32),
@@ -186,6 +230,10 @@ class Results:
     @property
     def hosts(self) -> pd.DataFrame:
         return self.table("hosts")
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        return self.table("rates")
 
     @property
     def ports(self) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -217,21 +217,35 @@ class Sweep:
             if not isinstance(v, Mapping):
                 raise SweepError(f"{where}.variants.{label}", "expected a table of overrides")
             overrides = {k: x for k, x in v.items() if k != "scenario"}
-            other = _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario") if "scenario" in v else None
+            other = (
+                _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario")
+                if "scenario" in v
+                else None
+            )
             variants[label] = Variant(overrides, other)
         zips = d.get("zip", [])
         if not isinstance(zips, list):
             raise SweepError(f"{where}.zip", "expected an array of tables ([[zip]])")
-        return cls(
-            base,
-            axes=axes(d.get("axes", {}), f"{where}.axes"),
-            zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
-            variants=variants,
-            seeds=d.get("seeds", 1),
-            set=d.get("set", {}),
-            tables=d.get("tables"),
-            name=str(d.get("name", "")),
-        )
+        seeds, tables, fixed = d.get("seeds", 1), d.get("tables"), d.get("set", {})
+        if not isinstance(seeds, int | list) or isinstance(seeds, bool):
+            raise SweepError(f"{where}.seeds", "expected n (seeds 1..n) or a list of integers")
+        if tables is not None and not (isinstance(tables, list) and all(isinstance(t, str) for t in tables)):
+            raise SweepError(f"{where}.tables", "expected a list of table names")
+        if not isinstance(fixed, Mapping):
+            raise SweepError(f"{where}.set", "expected a table of overrides")
+        try:
+            return cls(
+                base,
+                axes=axes(d.get("axes", {}), f"{where}.axes"),
+                zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
+                variants=variants,
+                seeds=seeds,
+                set=fixed,
+                tables=tables,
+                name=str(d.get("name", "")),
+            )
+        except SweepError as e:
+            raise SweepError(f"{where}.{e.where}" if e.where else where, e.message) from None
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Sweep:
@@ -252,14 +266,16 @@ class Sweep:
         jobs: int = 1,
         cache: str | os.PathLike[str] | None = None,
         progress: bool | ProgressFn = False,
+        executor: Executor | None = None,
     ) -> Any:
         """Runs every point (cached runs are not run again) and returns one DataFrame.
 
         ``derive`` reduces each run (in the worker process) and is cached beside it; a dict
         of them returns a dict of DataFrames. ``cache`` defaults to ``out/cache``.
         ``df.attrs["sweep"]`` says how many runs there were and how many were executed.
+        ``executor``: see :func:`run_sweeps`.
         """
-        return run_sweeps([(self, derive)], jobs=jobs, cache=cache, progress=progress)[0]
+        return run_sweeps([(self, derive)], jobs=jobs, cache=cache, progress=progress, executor=executor)[0]
 
 
 def _load_scenario(base_dir: Path, name: Any, where: str) -> Scenario:
@@ -378,11 +394,11 @@ class _DeriveRef:
             except ImportError:
                 assert self.file is not None
                 module = load_module(self.file, self.module)
-            fn = module
+            found: Any = module
             for part in self.qualname.split("."):
-                fn = getattr(fn, part)
-            self.fn = fn
-        return fn  # type: ignore[return-value]
+                found = getattr(found, part)
+            self.fn = fn = found
+        return fn  # type: ignore[no-any-return]
 
     def path(self, run_dir: Path) -> Path:
         return run_dir / "derived" / f"{self.name}-{self.key}.parquet"
@@ -422,9 +438,13 @@ def _execute(task: _Task) -> bool:
     point = dict(task.labels)
     frames = {}
     for ref in missing:
-        frame = ref.resolve()(results, point)
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"derive {ref.qualname} returned {type(frame).__name__}, not a DataFrame")
+        try:
+            frame = ref.resolve()(results, point)
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(f"derive {ref.qualname} returned {type(frame).__name__}, not a DataFrame")
+        except Exception as e:  # say which run, keep the traceback
+            e.add_note(f"in derive {ref.qualname} of the run {point} ({task.run_dir})")
+            raise
         frames[ref] = frame
     if ran:
         if task.tables is not None:
@@ -505,8 +525,14 @@ def run_sweeps(
     jobs: int = 1,
     cache: str | os.PathLike[str] | None = None,
     progress: bool | ProgressFn = False,
+    executor: Executor | None = None,
 ) -> list[Any]:
-    """Runs several sweeps in one pool with one progress bar; one result per sweep (as Sweep.run)."""
+    """Runs several sweeps in one pool with one progress bar; one result per sweep (as Sweep.run).
+
+    ``executor`` replaces the local process pool with any ``concurrent.futures.Executor``
+    (a Dask cluster's ``client.get_executor()``, say); the workers must share the cache
+    directory and import fanin.
+    """
     if jobs < 1:
         raise SweepError("jobs", "must be >= 1")
     cache_dir = Path(cache) if cache is not None else default_cache()
@@ -516,31 +542,49 @@ def run_sweeps(
     for sweep, derive in sweeps:
         refs = _refs(derive)
         plans.append((sweep, derive, refs, _tasks(sweep, refs, cache_dir)))
-    every = [t for *_, tasks in plans for t in tasks]
-    unique = list({t.run_dir + "|" + ",".join(r.key for r in t.derives): t for t in every}.values())
-    pending = [t for t in unique if not t.done()]
-    if jobs > 1 and len(pending) > 1:
+    pending = [t for t in _merged([t for *_, tasks in plans for t in tasks]) if not t.done()]
+    total = len({t.run_dir for *_, tasks in plans for t in tasks})
+    parallel = executor is not None or (jobs > 1 and len(pending) > 1)
+    if parallel:
         bad = [r.qualname for t in pending for r in t.derives if not r.portable()]
         if bad:
-            raise SweepError("derive", f"{bad[0]} must be a module-level function in a file to run with jobs > 1")
+            raise SweepError("derive", f"{bad[0]} must be a module-level function in a file to run in parallel")
 
-    bar = _Bar(len(unique)) if progress is True else None
+    bar = _Bar(total) if progress is True else None
     report: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
-    ran: set[str] = set()
-    with bar if bar is not None else _Null():
-        done = len(unique) - len(pending)
+    done = total - len(pending)
+
+    def tick(n: int) -> None:
         if report:
-            report(done, len(unique))
-        if jobs == 1 or len(pending) <= 1:
-            for t in pending:
+            report(done + n, total)
+
+    with bar if bar is not None else _Null():
+        tick(0)
+        if not parallel:
+            ran = set()
+            for i, t in enumerate(pending):
                 if _execute(t):
                     ran.add(t.run_dir)
-                done += 1
-                if report:
-                    report(done, len(unique))
+                tick(i + 1)
+        elif executor is not None:
+            ran = _drain(executor, pending, tick, own=False)
         else:
-            ran |= _pool(pending, jobs, lambda n: report(n + done, len(unique)) if report else None)
+            ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx)
+            ran = _drain(pool, pending, tick, own=True)
     return [_collect(sweep, derive, refs, tasks, _stats(tasks, ran)) for sweep, derive, refs, tasks in plans]
+
+
+def _merged(tasks: list[_Task]) -> list[_Task]:
+    """One task per run directory, with every derive any sweep asks of that run."""
+    by_dir: dict[str, _Task] = {}
+    for t in tasks:
+        if t.run_dir not in by_dir:
+            by_dir[t.run_dir] = _Task(t.run_dir, t.toml, t.base_dir, t.seed, t.labels, t.tables, list(t.derives))
+        else:
+            have = by_dir[t.run_dir].derives
+            have += [r for r in t.derives if all(r.path(Path("")) != h.path(Path("")) for h in have)]
+    return list(by_dir.values())
 
 
 def _stats(tasks: list[_Task], ran: set[str]) -> dict[str, int]:
@@ -557,13 +601,13 @@ class _Null:
         return None
 
 
-def _pool(pending: list[_Task], jobs: int, tick: Callable[[int], Any]) -> set[str]:
-    ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], *, own: bool) -> set[str]:
+    """Submits every task; returns the run directories the engine ran."""
     ran: set[str] = set()
     finished = 0
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx)
+    futures: dict[Future[bool], _Task] = {}
     try:
-        futures: dict[Future[bool], _Task] = {pool.submit(_execute, t): t for t in pending}
+        futures = {pool.submit(_execute, t): t for t in pending}
         waiting = set(futures)
         while waiting:
             ready, waiting = wait(waiting, return_when=FIRST_COMPLETED)
@@ -573,9 +617,13 @@ def _pool(pending: list[_Task], jobs: int, tick: Callable[[int], Any]) -> set[st
                 finished += 1
                 tick(finished)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        for f in futures:
+            f.cancel()
+        if own:
+            pool.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown(wait=True)
+    if own:
+        pool.shutdown(wait=True)
     return ran
 
 
@@ -599,9 +647,7 @@ def _with_labels(labels: dict[str, Any], frame: pd.DataFrame, where: str) -> pd.
     return frame
 
 
-def _collect(
-    sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]
-) -> Any:
+def _collect(sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
     if not refs:
         rows = [{**t.labels, **_summary_row(Path(t.run_dir))} for t in tasks]
         frame = pd.DataFrame(rows)

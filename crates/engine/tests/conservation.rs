@@ -60,9 +60,10 @@ fn generate(seed: u64) -> Generated {
     };
     // Small switch buffers, so that queues overflow.
     let limit = *pick(&mut rng, &["4pkt", "8pkt", "20pkt", "50pkt", "30KB", "1000pkt"]);
-    let marking = match rng.gen_range(0..3) {
+    let marking = match rng.gen_range(0..4) {
         0 => "{ kind = \"none\" }".to_string(),
         1 => format!("{{ kind = \"step\", threshold = \"{}pkt\" }}", rng.gen_range(1..=20)),
+        2 => "{ kind = \"dequeue_red\", min = \"3KB\", max = \"20KB\", phantom = { size = \"60KB\", slowdown = 10 } }".to_string(),
         _ => "{ kind = \"red\", min = \"3pkt\", max = \"10pkt\", p_max = 0.2, weight = 0.5 }".to_string(),
     };
     t += &format!("[switch.queue]\nlimit = \"{limit}\"\nmarking = {marking}\n");
@@ -74,7 +75,7 @@ fn generate(seed: u64) -> Generated {
         t += "[host.queue]\nlimit = \"30pkt\"\n";
     }
     // Transport.
-    let cc = *pick(&mut rng, &["newreno", "dctcp"]);
+    let cc = *pick(&mut rng, &["newreno", "dctcp", "hotnets_dctcp"]);
     t += &format!("[transport]\ncc = \"{cc}\"\n");
     if cc == "newreno" && rng.gen_bool(0.5) {
         t += "ecn = true\n";

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fanin import Results
+from fanin.catalog.plots import mean_minmax
 
 STEADY = (0.2, 0.8)
 """The part of the incast completion time counted as steady state."""
@@ -119,9 +120,7 @@ def plot(data: dict[str, pd.DataFrame]) -> dict[str, plt.Figure]:
 
     fig_n, ax = plt.subplots()
     for variant, marker in (("newreno", "s"), ("dctcp", "o")):
-        g = _runs(data, variant).groupby("N")["peak_queue_pkts"]
-        ax.errorbar(g.mean().index, g.mean(), yerr=[g.mean() - g.min(), g.max() - g.mean()], fmt=marker + "-",
-                    capsize=3, label=f"{variant} peak")
+        mean_minmax(ax, _runs(data, variant), "N", "peak_queue_pkts", fmt=marker + "-", label=f"{variant} peak")
     ns = np.array(sorted(s["N"].unique()))
     ax.plot(ns, k + ns, "k--", lw=0.8, label="K + N")
     ax.set_xlabel("senders N")

@@ -81,21 +81,20 @@ class _Retransmissions:
         return 0 < (hi - seq) % _SEQ_MOD < _HALF
 
 
-def _ip_text(ip: dpkt.Packet) -> tuple[str, str, int, int]:
-    """(src, dst, frame bytes, ECN bits)."""
+def _ip_text(ip: dpkt.Packet) -> tuple[str, str, int, int, int]:
+    """(src, dst, IP packet bytes, bytes after the IP header, ECN bits), from the IP header's
+    length fields, so a capture with a short snap length still counts whole packets."""
+    src, dst = dpkt.utils.inet_to_str(ip.src), dpkt.utils.inet_to_str(ip.dst)
     if isinstance(ip, dpkt.ip.IP):
         length = ip.len or len(ip)  # 0 under TSO/BIG TCP: use what was captured
-        return dpkt.utils.inet_to_str(ip.src), dpkt.utils.inet_to_str(ip.dst), length, ip.tos & 3
-    return (
-        dpkt.utils.inet_to_str(ip.src),
-        dpkt.utils.inet_to_str(ip.dst),
-        40 + (ip.plen or len(ip.data)),
-        (ip.fc >> 20) & 3,
-    )
+        return src, dst, length, length - 4 * ip.hl, ip.tos & 3
+    plen = ip.plen or len(ip.data)
+    return src, dst, 40 + plen, plen, (ip.fc >> 20) & 3
 
 
 def packet_table(path: str | Path) -> pd.DataFrame:
-    """One row per IP packet: time_ns (from the first packet), src, dst, flow, frame_bytes, ce, rxmit."""
+    """One row per IP packet: time_ns (from the first packet, whose absolute time is
+    ``attrs["first_ns"]``), src, dst, flow, frame_bytes, payload_bytes (TCP), ce, rxmit."""
     p = Path(path)
     rows: list[tuple[int, str, str, tuple[object, ...], int, bool, bool]] = []
     rtx = _Retransmissions()
@@ -108,13 +107,16 @@ def packet_table(path: str | Path) -> pd.DataFrame:
         if ip is None:
             continue
         t0 = ts if t0 is None else t0
-        src, dst, ip_bytes, ecn = _ip_text(ip)
+        src, dst, ip_bytes, l4_bytes, ecn = _ip_text(ip)
         l4 = ip.data
         sport, dport = (l4.sport, l4.dport) if isinstance(l4, dpkt.tcp.TCP | dpkt.udp.UDP) else (0, 0)
         key = (src, dst, ip.p if isinstance(ip, dpkt.ip.IP) else ip.nxt, sport, dport)
-        rxmit = isinstance(l4, dpkt.tcp.TCP) and len(l4.data) > 0 and rtx.is_retransmission(key, l4.seq, len(l4.data))
-        rows.append((round((ts - t0) * 1e9), src, dst, key, ETHERNET_HEADER_BYTES + ip_bytes, ecn == 3, rxmit))
-    return pd.DataFrame(rows, columns=["time_ns", "src", "dst", "flow", "frame_bytes", "ce", "rxmit"])
+        payload = max(l4_bytes - 4 * l4.off, 0) if isinstance(l4, dpkt.tcp.TCP) else 0
+        rxmit = payload > 0 and rtx.is_retransmission(key, l4.seq, payload)
+        rows.append((round((ts - t0) * 1e9), src, dst, key, ETHERNET_HEADER_BYTES + ip_bytes, payload, ecn == 3, rxmit))
+    table = pd.DataFrame(rows, columns=["time_ns", "src", "dst", "flow", "frame_bytes", "payload_bytes", "ce", "rxmit"])
+    table.attrs["first_ns"] = round(t0 * 1e9) if t0 is not None else 0
+    return table
 
 
 def read_capture(path: str | Path, bin_ps: int, dataset: str = "") -> pd.DataFrame:

@@ -54,9 +54,10 @@ def timeline(
     ax[0].legend(loc="upper right", fontsize=8)
     ax[1].axhline(25, color="r", ls="--", lw=0.8)
     ax[-1].set_xlabel("time (ms)")
+    where = key["dataset"] if key["dataset"] == key["snapshot"] else f"{key['dataset']} {key['snapshot']}"
     fig.suptitle(
-        f"{key['dataset']} {key['snapshot']} host {key['host']}: utilisation {host['utilisation']:.1%}, "
-        f"{host['bursts']} bursts, R = {rate_g:g} Gbit/s",
+        f"{where} host {key['host']}: utilisation {host['utilisation']:.1%}, "
+        f"{host['bursts']} bursts, R = {rate_g:g} Gbit/s (first {window_s:g} s)",
         fontsize=10,
     )
     return _save(fig, path)

@@ -10,6 +10,7 @@ from fanin.bursts.counters import BurstInputError
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-zµ]*)\s*$")
 _RATE_UNITS = {"": 1, "bps": 1, "k": 10**3, "kbps": 10**3, "m": 10**6, "mbps": 10**6, "g": 10**9, "gbps": 10**9}
 _RATE_UNITS |= {"t": 10**12, "tbps": 10**12}
+_BYTE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 _TIME_UNITS_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
 
 
@@ -32,6 +33,11 @@ def parse_rate_bps(text: str, option: str = "--line-rate") -> int:
 def parse_time_ps(text: str, option: str = "--bin") -> int:
     """``1ms``, ``100us``, ``10ms`` -> picoseconds."""
     return _parse(text, _TIME_UNITS_PS, option, "ps, ns, us, ms, s", fold=False)
+
+
+def parse_bytes(text: str, option: str) -> int:
+    """``100KB`` (10^3), ``64KiB`` (2^10), ``1500B`` -> bytes."""
+    return _parse(text, _BYTE_UNITS, option, "B, KB, MB, GB, KiB, MiB, GiB", fold=False)
 
 
 def format_rate(bps: float) -> str:

@@ -48,6 +48,18 @@ class Figure:
     def derive(self) -> Any:
         return getattr(self.module, "derive", None) if self.module is not None else None
 
+    def run(self, **kwargs: Any) -> Any:
+        """The figure's data, as metrics and plot() get it: the sweep's DataFrame (or dict).
+
+        Keyword arguments go to :meth:`fanin.Sweep.run` (``jobs``, ``cache``, ``progress``);
+        an analytic figure (no sweep) gives an empty DataFrame.
+        """
+        if self.sweep is None:
+            import pandas as pd
+
+            return pd.DataFrame()
+        return self.sweep.run(derive=self.derive, **kwargs)
+
     @property
     def readme(self) -> str:
         p = self.dir / "README.md"
@@ -129,13 +141,16 @@ def load_figure(paper: str, d: Path, *, quick: bool = False) -> Figure:
         module = load_module(d / "analysis.py", f"fanin_catalog_{tag}_{paper}_{d.name}".replace("-", "_"))
     sweep = None
     if "sweep" in spec:
-        raw = dict(spec["sweep"])
-        if quick and "quick" in spec:
-            raw = _quick(raw, spec["quick"], str(spec_path))
-        try:
-            sweep = Sweep.from_dict(raw, d, where=f"{spec_path}: [sweep]")
+        full = dict(spec["sweep"])
+        reduced = _quick(full, spec["quick"], str(spec_path)) if "quick" in spec else full
+        try:  # both are checked whichever runs, so a broken [quick] shows in a full repro too
+            sweeps = [
+                Sweep.from_dict(raw, d, where=f"{spec_path}: [{name}]")
+                for raw, name in ((full, "sweep"), (reduced, "quick"))
+            ]
         except SweepError as e:
             raise CatalogError(str(e)) from None
+        sweep = sweeps[1] if quick else sweeps[0]
     elif "quick" in spec:
         raise CatalogError(f"{spec_path}: [quick] without [sweep]")
     claims_path = d / "claims.toml"

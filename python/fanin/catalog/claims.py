@@ -109,14 +109,17 @@ class ClaimResult:
 
 def _tolerance(raw: Any, paper: Any, err: Any) -> Tolerance:
     if not isinstance(raw, Mapping):
-        raise err("tolerance", "expected a table such as { kind = \"rel\", value = 0.1 }")
+        raise err("tolerance", 'expected a table such as { kind = "rel", value = 0.1 }')
     kind = raw.get("kind")
     if kind not in TOLERANCE_KINDS:
         raise err("tolerance.kind", f"unknown kind {kind!r} (allowed: {', '.join(TOLERANCE_KINDS)})")
     need, given = _TOL_KEYS[kind], set(raw) - {"kind"}
     extra = given - need
     if extra:
-        raise err(f"tolerance.{sorted(extra)[0]}", f"not a field of kind {kind!r} (allowed: {', '.join(sorted(need)) or 'none'})")
+        raise err(
+            f"tolerance.{sorted(extra)[0]}",
+            f"not a field of kind {kind!r} (allowed: {', '.join(sorted(need)) or 'none'})",
+        )
     for k in given:
         if not _number(raw[k]):
             raise err(f"tolerance.{k}", f"expected a number, got {raw[k]!r}")
@@ -136,7 +139,9 @@ def _tolerance(raw: Any, paper: Any, err: Any) -> Tolerance:
 def parse_claims(data: Mapping[str, Any], file: str, module: ModuleType | None = None) -> list[Claim]:
     """Checks a parsed claims.toml; metric names must exist in ``module``, expressions compile."""
     if set(data) - {"claim"}:
-        raise ClaimsError(file, "", sorted(set(data) - {"claim"})[0], "unknown key (a claims file holds [[claim]] tables)")
+        raise ClaimsError(
+            file, "", sorted(set(data) - {"claim"})[0], "unknown key (a claims file holds [[claim]] tables)"
+        )
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list):
         raise ClaimsError(file, "", "claim", "expected [[claim]] tables")
@@ -157,6 +162,7 @@ def parse_claims(data: Mapping[str, Any], file: str, module: ModuleType | None =
         for key in ("id", "text", "metric"):
             if not isinstance(raw.get(key), str) or not raw[key].strip():
                 raise err(key, "required, a non-empty string")
+        cid = str(raw["id"])
         if cid in seen:
             raise err("id", "used twice in this file")
         seen.add(cid)
@@ -171,7 +177,9 @@ def parse_claims(data: Mapping[str, Any], file: str, module: ModuleType | None =
         tol = _tolerance(raw["tolerance"], paper, err)
         _check_metric(raw["metric"], module, err)
         claims.append(
-            Claim(cid, raw["text"], raw["metric"], tol, paper, gating, str(raw.get("unit", "")), str(raw.get("note", "")))
+            Claim(
+                cid, raw["text"], raw["metric"], tol, paper, gating, str(raw.get("unit", "")), str(raw.get("note", ""))
+            )
         )
     return claims
 
@@ -231,7 +239,9 @@ def evaluate(figure: str, claims: list[Claim], data: Any, module: ModuleType | N
             value, status = None, "error"
             note = f"{type(e).__name__}: {e}"
         out.append(
-            ClaimResult(figure, c.id, c.text, c.paper, value, c.tolerance.describe(c.paper), c.gating, status, c.unit, note)
+            ClaimResult(
+                figure, c.id, c.text, c.paper, value, c.tolerance.describe(c.paper), c.gating, status, c.unit, note
+            )
         )
     return out
 

@@ -39,6 +39,8 @@ class ReproResult:
     runs: int
     executed: int
     wall_s: float
+    plot_errors: dict[str, str]  # figure -> the exception its plot() raised
+    peak_rss_bytes: int  # the largest resident memory of this process or any worker
 
 
 def default_output(paper: str, quick: bool) -> Path:
@@ -66,7 +68,7 @@ def paper_style() -> Iterator[None]:
         "savefig.dpi": 150,
         "svg.hashsalt": "fanin",  # stable ids: the same figure gives the same SVG
     }
-    with plt.rc_context(rc):
+    with plt.rc_context(rc):  # type: ignore[arg-type]
         yield
 
 
@@ -143,9 +145,10 @@ def repro(
         cache=cache_dir,
         progress=progress,
     )
-    data_of = {f.name: d for f, d in zip(with_runs, results, strict=True)}
+    data_of = {f.name: d for f, d in zip(with_runs, results, strict=True)}  # (as Figure.run gives it)
 
-    entries, ran = [], []
+    entries: list[dict[str, Any]] = []
+    ran: list[ClaimResult] = []
     for f in p.figures:
         data = data_of.get(f.name, pd.DataFrame())
         claims = evaluate(f.name, f.claims, data, f.module)
@@ -171,7 +174,19 @@ def repro(
     all_claims = [c for f in doc["figures"] for c in f["claims"]]
     runs = sum(e["runs"] for e in entries)
     executed = sum(e["executed"] for e in entries)
-    return ReproResult(out_dir, p, all_claims, ran, runs, executed, time.perf_counter() - t0)
+    plot_errors = {e["name"]: e["plot_error"] for e in entries if e["plot_error"]}
+    wall = time.perf_counter() - t0
+    return ReproResult(out_dir, p, all_claims, ran, runs, executed, wall, plot_errors, peak_rss_bytes())
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process or of its largest finished child (Linux: KiB units)."""
+    import resource
+
+    kib = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    )
+    return int(kib) * 1024
 
 
 def _merge(out_dir: Path, p: Paper, quick: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:

@@ -25,20 +25,32 @@ pub enum EventKind {
     Arrival = 4,
     /// Periodic queue-depth sampling.
     Sample = 5,
+    /// A request/response incast starts its next burst (index: the rpc workload).
+    Burst = 6,
+    /// The receiver sends one request of the current burst (index: the connection's flow).
+    Request = 7,
+    /// A sender writes its response (index: the connection's flow).
+    Respond = 8,
+    /// Periodic sampling of the senders' windows.
+    SampleWindows = 9,
     /// A paced flow may send its next packet.
-    Pace = 6,
+    Pace = 10,
     /// A flow's per-packet retransmission deadline (the head of its deadline queue).
-    PacketRto = 7,
+    PacketRto = 11,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 8] = [
+const KINDS: [EventKind; 12] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
     EventKind::DelayedAck,
     EventKind::Arrival,
     EventKind::Sample,
+    EventKind::Burst,
+    EventKind::Request,
+    EventKind::Respond,
+    EventKind::SampleWindows,
     EventKind::Pace,
     EventKind::PacketRto,
 ];
@@ -82,7 +94,11 @@ impl Event {
             3 => EventKind::DelayedAck,
             4 => EventKind::Arrival,
             5 => EventKind::Sample,
-            6 => EventKind::Pace,
+            6 => EventKind::Burst,
+            7 => EventKind::Request,
+            8 => EventKind::Respond,
+            9 => EventKind::SampleWindows,
+            10 => EventKind::Pace,
             _ => EventKind::PacketRto,
         }
     }

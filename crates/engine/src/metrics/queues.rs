@@ -11,14 +11,17 @@ pub struct QueueSeries {
     port: Vec<u32>,
     bytes: Vec<u64>,
     pkts: Vec<u64>,
+    /// The port's phantom queue counter (0 without one).
+    phantom: Vec<u64>,
 }
 
 impl QueueSeries {
     pub fn new(interval: Time, ports: Vec<PortId>) -> Self {
-        QueueSeries { interval, ports, time: Vec::new(), port: Vec::new(), bytes: Vec::new(), pkts: Vec::new() }
+        QueueSeries { interval, ports, time: Vec::new(), port: Vec::new(), bytes: Vec::new(), pkts: Vec::new(), phantom: Vec::new() }
     }
 
-    pub fn record(&mut self, now: Time, port: PortId, bytes: u64, pkts: u64) {
+    pub fn record(&mut self, now: Time, port: PortId, bytes: u64, pkts: u64, phantom_bytes: u64) {
+        self.phantom.push(phantom_bytes);
         self.time.push(now);
         self.port.push(port.0);
         self.bytes.push(bytes);
@@ -32,7 +35,8 @@ impl QueueSeries {
             .push("port", Column::U32(self.port.clone()))
             .push("port_name", Column::Str(names))
             .push("bytes", Column::U64(self.bytes.clone()))
-            .push("packets", Column::U64(self.pkts.clone()));
+            .push("packets", Column::U64(self.pkts.clone()))
+            .push("phantom_bytes", Column::U64(self.phantom.clone()));
         t
     }
 }

@@ -106,6 +106,16 @@ impl Ctx {
     }
 
     /// Rejects fields that were given but mean nothing for this kind.
+    /// Fails on the first field `given` that is not among those `kind` reads.
+    pub fn only(&self, kind: &str, given: &[(&str, bool)], reads: &[&str]) -> Result<(), ScenarioError> {
+        for (key, present) in given {
+            if *present && !reads.contains(key) {
+                return Err(self.err(key, format!("does not apply to kind `{kind}`")));
+            }
+        }
+        Ok(())
+    }
+
     pub fn reject(&self, kind: &str, given: &[(&str, bool)]) -> Result<(), ScenarioError> {
         for (key, present) in given {
             if *present {

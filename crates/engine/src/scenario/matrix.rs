@@ -10,18 +10,6 @@ use crate::units::Time;
 use crate::workload::{matrix, Cdf, FlowSpec, MixedPoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-/// Fields only `matrix` reads, and only `mixed_poisson` (other kinds reject them).
-pub fn own_fields(w: &WorkloadSpec) -> ([(&'static str, bool); 2], [(&'static str, bool); 4]) {
-    let matrix = [("file", w.file.is_some()), ("max_flows", w.max_flows.is_some())];
-    let mixed = [
-        ("flows", w.flows.is_some()),
-        ("intra_fraction", w.intra_fraction.is_some()),
-        ("intra_sizes", w.intra_sizes.is_some()),
-        ("inter_sizes", w.inter_sizes.is_some()),
-    ];
-    (matrix, mixed)
-}
-
 /// A `.cm` file: host numbers index the topology's hosts; `start` shifts every flow;
 /// `max_flows` keeps the first flows by start time (ties in file order).
 pub fn matrix(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<Workload, ScenarioError> {

@@ -7,15 +7,15 @@ use crate::topology::{DumbbellParams, FatTreeParams, LeafSpineParams, LinkParams
 use crate::units::Size;
 use crate::ScenarioError;
 
-pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree"];
-pub const MARKING_KINDS: &[&str] = &["none", "step", "red"];
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"];
+pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
 pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
 
 const DEFAULT_RATE: &str = "10Gbps";
 const DEFAULT_DELAY: &str = "1us";
 
-fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
+pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
     let Some(l) = l else { return Ok(fallback) };
     let lc = cx.at(key);
     Ok(LinkParams {
@@ -32,6 +32,10 @@ fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Resu
 
 pub fn topology(cx: &Ctx, t: &TopologySpec) -> Result<Topology, ScenarioError> {
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
+    if kind == "multi_dc" {
+        return Ok(super::multi_dc::params(cx, t)?.build());
+    }
+    cx.reject(kind, &super::multi_dc::own_fields(t))?;
     let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
     let host_link = link(cx, "host_link", t.host_link.as_ref(), default)?;
     const MAX: i64 = 1 << 20;
@@ -110,11 +114,43 @@ pub fn queue(cx: &Ctx, q: Option<&QueueSpec>, packet: u64, default_limit: Option
         cfg.marking = marking(&cx.at("marking"), m)?;
     }
     cfg.control = super::control::control(cx, q, limit, packet)?;
+    if q.device_queue.is_some() {
+        cfg.device_pkts = device_queue(cx, q, &cfg)?;
+    }
     Ok(cfg)
+}
+
+/// A device FIFO under the queue (ns-3's PointToPoint queue beneath a queue disc). The
+/// engine splits only packet counts between the two, so everything must be in `pkt`.
+fn device_queue(cx: &Ctx, q: &QueueSpec, cfg: &QueueConfig) -> Result<u64, ScenarioError> {
+    let pkts = match cx.opt_size("device_queue", &q.device_queue)? {
+        Some(Size::Packets(p)) if p > 0 => p,
+        Some(Size::Packets(_)) => return Err(cx.err("device_queue", "must be positive")),
+        _ => return Err(cx.err("device_queue", "must be a packet count, e.g. \"100pkt\"")),
+    };
+    if cfg.limit_bytes != u64::MAX {
+        return Err(cx.err("limit", "must be in pkt when device_queue is set"));
+    }
+    let bytes_marking = match &cfg.marking {
+        MarkingConfig::Step { threshold } => matches!(threshold, Size::Bytes(_)),
+        MarkingConfig::Red(r) => matches!(r.min, Size::Bytes(_)),
+        MarkingConfig::None => false,
+        MarkingConfig::Dequeue(_) => {
+            return Err(cx.err("marking", "kind `dequeue_red` does not combine with device_queue (an ns-3 queue disc marks at enqueue; allowed: none, step, red)"));
+        }
+    };
+    if bytes_marking {
+        return Err(cx.err("marking", "thresholds must be in pkt when device_queue is set"));
+    }
+    Ok(pkts)
 }
 
 fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {
     let kind = cx.choice("kind", m.kind.as_deref(), None, MARKING_KINDS)?;
+    if kind == "dequeue_red" {
+        return super::dequeue_marking::dequeue_red(cx, m);
+    }
+    cx.reject(kind, &[("phantom", m.phantom.is_some())])?;
     let red_fields = [("min", m.min.is_some()), ("max", m.max.is_some()), ("p_max", m.p_max.is_some()), ("weight", m.weight.is_some()), ("gentle", m.gentle.is_some()), ("wait", m.wait.is_some())];
     match kind {
         "none" => {
@@ -129,19 +165,7 @@ fn marking(cx: &Ctx, m: &MarkingSpec) -> Result<MarkingConfig, ScenarioError> {
         }
         _ => {
             cx.reject(kind, &[("threshold", m.threshold.is_some())])?;
-            let min = cx.opt_size("min", &m.min)?.ok_or_else(|| cx.err("min", "is required for RED"))?;
-            let max = cx.opt_size("max", &m.max)?.ok_or_else(|| cx.err("max", "is required for RED"))?;
-            let same_unit = matches!((min, max), (Size::Bytes(_), Size::Bytes(_)) | (Size::Packets(_), Size::Packets(_)));
-            if !same_unit {
-                return Err(cx.err("max", "must use the same unit as min (both bytes or both pkt)"));
-            }
-            let (lo, hi) = match (min, max) {
-                (Size::Bytes(a), Size::Bytes(b)) | (Size::Packets(a), Size::Packets(b)) => (a, b),
-                _ => unreachable!(),
-            };
-            if hi < lo {
-                return Err(cx.err("max", "must not be below min"));
-            }
+            let (min, max) = super::dequeue_marking::thresholds(cx, m)?;
             Ok(MarkingConfig::Red(RedConfig {
                 min,
                 max,

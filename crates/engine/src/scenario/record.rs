@@ -6,7 +6,7 @@ use super::workload::hosts;
 use super::RecordConfig;
 use crate::ids::PortId;
 use crate::topology::{NodeKind, Topology};
-use crate::units::{PS_PER_NS, PS_PER_US};
+use crate::units::{Time, PS_PER_NS, PS_PER_US};
 use crate::ScenarioError;
 
 pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig, ScenarioError> {
@@ -34,7 +34,25 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
             Some((bin, hosts(&hc, "hosts", h.hosts.as_ref(), "all", topo)?))
         }
     };
-    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts })
+    let queue_events = match &r.queue_events {
+        None => None,
+        Some(q) => Some(ports(&cx.at("queue_events"), q.ports.as_ref(), topo)?),
+    };
+    let windows = sample_interval(cx, "windows", r.windows.as_ref().map(|w| &w.interval), "10us")?;
+    let rates = sample_interval(cx, "rates", r.rates.as_ref().map(|w| &w.interval), "100us")?;
+    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, queue_events, windows, rates })
+}
+
+/// A per-flow trace's sampling interval, if the trace is on. Each sample visits every
+/// active flow, so a grid below 1 us only costs memory.
+fn sample_interval(cx: &Ctx, key: &str, interval: Option<&Option<String>>, default: &str) -> Result<Option<Time>, ScenarioError> {
+    let Some(interval) = interval else { return Ok(None) };
+    let c = cx.at(key);
+    let t = c.time("interval", interval, default)?;
+    if t < PS_PER_US {
+        return Err(c.err("interval", "must be at least 1us"));
+    }
+    Ok(Some(t))
 }
 
 /// `"bottleneck"` (or any named port), `"switches"` (every switch egress), `"all"`, or a

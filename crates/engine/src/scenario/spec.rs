@@ -24,6 +24,8 @@ pub struct Spec {
     pub workload: Vec<WorkloadSpec>,
     #[serde(default)]
     pub record: RecordSpec,
+    #[serde(default)]
+    pub routing: RoutingSpec,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -48,12 +50,24 @@ pub struct TopologySpec {
     pub hosts_per_leaf: Option<i64>,
     pub fabric_link: Option<LinkSpec>,
     pub k: Option<i64>,
+    // multi_dc
+    pub preset: Option<String>,
+    pub dcs: Option<i64>,
+    pub fabric: Option<String>,
+    pub interconnect: Option<String>,
+    pub routers: Option<i64>,
+    pub border_links: Option<i64>,
+    pub wan_links: Option<i64>,
+    pub long_haul_link: Option<LinkSpec>,
+    pub border_link: Option<LinkSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
+    /// Switches only: the queues of `inter` (long-haul) ports of a `multi_dc` topology.
+    pub inter_queue: Option<QueueSpec>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -64,6 +78,7 @@ pub struct QueueSpec {
     pub trim: Option<bool>,
     pub trim_header: Option<String>,
     pub control: Option<ControlSpec>,
+    pub device_queue: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -85,6 +100,15 @@ pub struct MarkingSpec {
     pub weight: Option<f64>,
     pub gentle: Option<bool>,
     pub wait: Option<bool>,
+    pub phantom: Option<PhantomSpec>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PhantomSpec {
+    pub size: Option<String>,
+    pub slowdown: Option<f64>,
+    pub drain_rate: Option<String>,
 }
 
 /// `cc = "uno"`, or one algorithm per flow class: `cc = { intra = "mprdma", inter = "bbr" }`.
@@ -148,6 +172,9 @@ pub struct TransportSpec {
     pub rto_margin_inter: Option<String>,
     pub base_rtt: Option<String>,
     pub base_rtt_inter: Option<String>,
+    pub ack_size: Option<String>,
+    pub fast_retransmit: Option<bool>,
+    pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
     pub uno: Option<UnoSpec>,
     pub gemini: Option<GeminiSpec>,
@@ -171,6 +198,15 @@ pub struct GeminiSpec {
 #[serde(deny_unknown_fields)]
 pub struct MprdmaSpec {
     pub variant: Option<String>,
+}
+
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -202,6 +238,9 @@ pub struct WorkloadSpec {
     pub jitter: Option<String>,
     pub period: Option<String>,
     pub count: Option<i64>,
+    // proxy_incast (and the incast fields above)
+    pub scheme: Option<String>,
+    pub proxy: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson
@@ -222,6 +261,56 @@ pub struct WorkloadSpec {
     pub intra_sizes: Option<String>,
     pub inter_sizes: Option<String>,
     pub flows: Option<i64>,
+    // rpc_incast
+    pub gap: Option<String>,
+    pub request_jitter: Option<String>,
+    pub response_jitter: Option<String>,
+    pub request_bytes: Option<String>,
+    pub tokens: Option<i64>,
+    pub token_window: Option<String>,
+}
+
+impl WorkloadSpec {
+    /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    /// Keep in step with the fields above: a field missing here is accepted by every kind.
+    pub fn given(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("degree", self.degree.is_some()),
+            ("receiver", self.receiver.is_some()),
+            ("senders", self.senders.is_some()),
+            ("pick", self.pick.is_some()),
+            ("bytes_per_sender", self.bytes_per_sender.is_some()),
+            ("total_bytes", self.total_bytes.is_some()),
+            ("jitter", self.jitter.is_some()),
+            ("period", self.period.is_some()),
+            ("count", self.count.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
+            ("start", self.start.is_some()),
+            ("load", self.load.is_some()),
+            ("sizes", self.sizes.is_some()),
+            ("sampling", self.sampling.is_some()),
+            ("stop", self.stop.is_some()),
+            ("hosts", self.hosts.is_some()),
+            ("bytes", self.bytes.is_some()),
+            ("src", self.src.is_some()),
+            ("dst", self.dst.is_some()),
+            ("file", self.file.is_some()),
+            ("max_flows", self.max_flows.is_some()),
+            ("intra_fraction", self.intra_fraction.is_some()),
+            ("intra_sizes", self.intra_sizes.is_some()),
+            ("inter_sizes", self.inter_sizes.is_some()),
+            ("flows", self.flows.is_some()),
+            ("gap", self.gap.is_some()),
+            ("request_jitter", self.request_jitter.is_some()),
+            ("response_jitter", self.response_jitter.is_some()),
+            ("request_bytes", self.request_bytes.is_some()),
+            ("tokens", self.tokens.is_some()),
+            ("token_window", self.token_window.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
+        ]
+    }
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -230,6 +319,27 @@ pub struct RecordSpec {
     pub flows: Option<bool>,
     pub queues: Option<QueueRecordSpec>,
     pub hosts: Option<HostRecordSpec>,
+    pub queue_events: Option<QueueEventsSpec>,
+    pub windows: Option<WindowsRecordSpec>,
+    pub rates: Option<RateRecordSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QueueEventsSpec {
+    pub ports: Option<Names>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WindowsRecordSpec {
+    pub interval: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RateRecordSpec {
+    pub interval: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

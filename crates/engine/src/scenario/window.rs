@@ -10,13 +10,14 @@ use crate::transport::{CcKind, RtoMode, TransportConfig};
 use crate::units::{serialization_ps, PS_PER_MS};
 use crate::ScenarioError;
 
-pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr"];
+pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
 pub const RTO_KINDS: &[&str] = &["adaptive", "per_packet"];
 pub const MPRDMA_VARIANTS: &[&str] = &["a", "b"];
 
 fn kind(cx: &Ctx, key: &str, v: Option<&str>, default: &str) -> Result<CcKind, ScenarioError> {
     Ok(match cx.choice(key, v, Some(default), CC_KINDS)? {
         "newreno" => CcKind::NewReno,
+        "hotnets_dctcp" => CcKind::HotnetsDctcp,
         "uno" => CcKind::Uno,
         "gemini" => CcKind::Gemini,
         "mprdma" => CcKind::Mprdma,

@@ -1,16 +1,35 @@
-//! `[[workload]]` entries: incast, poisson, permutation, flow.
+//! `[[workload]]` entries: incast, poisson, permutation, flow, proxy_incast.
 
 use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
 use super::MAX_TIME;
 use crate::ids::HostId;
+use crate::proxy::{ProxyIncastSpec, ProxyScheme, SCHEMES};
 use crate::sim::choose_senders;
 use crate::topology::Topology;
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
+/// The fields each kind reads besides `kind`; any other field it is given is an error.
+fn fields_of(kind: &str) -> &'static [&'static str] {
+    const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
+    match kind {
+        "incast" => INCAST,
+        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
+        "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start"],
+        "permutation" => &["hosts", "bytes", "start"],
+        "matrix" => &["file", "max_flows", "start"],
+        "mixed_poisson" => &["load", "sampling", "hosts", "flows", "intra_fraction", "intra_sizes", "inter_sizes", "start"],
+        "rpc_incast" => &[
+            "degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "count", "start",
+            "gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window",
+        ],
+        _ => &["src", "dst", "bytes", "start"],
+    }
+}
+
 const PICKS: &[&str] = &["first", "random"];
 const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
 
@@ -61,44 +80,20 @@ pub fn workload(
     load_file: &dyn Fn(&str) -> Result<String, String>,
 ) -> Result<Workload, ScenarioError> {
     let kind = cx.choice("kind", w.kind.as_deref(), None, KINDS)?;
-    let incast_fields = [
-        ("degree", w.degree.is_some()),
-        ("receiver", w.receiver.is_some()),
-        ("senders", w.senders.is_some()),
-        ("pick", w.pick.is_some()),
-        ("bytes_per_sender", w.bytes_per_sender.is_some()),
-        ("total_bytes", w.total_bytes.is_some()),
-        ("jitter", w.jitter.is_some()),
-        ("period", w.period.is_some()),
-        ("count", w.count.is_some()),
-    ];
-    let poisson_fields = [("load", w.load.is_some()), ("sizes", w.sizes.is_some()), ("sampling", w.sampling.is_some()), ("stop", w.stop.is_some())];
-    let flow_fields = [("src", w.src.is_some()), ("dst", w.dst.is_some())];
-    let (matrix_fields, mixed_fields) = super::matrix::own_fields(w);
+    cx.only(kind, &w.given(), fields_of(kind))?;
     let start = cx.time("start", &w.start, "0s")?;
     match kind {
-        "incast" => {
-            cx.reject(kind, &matrix_fields)?;
-            cx.reject(kind, &mixed_fields)?;
-            cx.reject(kind, &poisson_fields)?;
-            cx.reject(kind, &flow_fields)?;
-            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
-            incast(cx, w, topo, seed, index, start).map(Workload::Incast)
+        "rpc_incast" => {
+            super::rpc::rpc_incast(cx, w, topo, seed, index, start).map(Workload::RpcIncast)
         }
+        "incast" => {
+            incast(cx, w, topo, seed, index, start, None).map(Workload::Incast)
+        }
+        "proxy_incast" => proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast),
         "poisson" => {
-            cx.reject(kind, &matrix_fields)?;
-            cx.reject(kind, &mixed_fields)?;
-            cx.reject(kind, &incast_fields)?;
-            cx.reject(kind, &flow_fields)?;
-            cx.reject(kind, &[("bytes", w.bytes.is_some())])?;
             poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
         }
         "permutation" => {
-            cx.reject(kind, &matrix_fields)?;
-            cx.reject(kind, &mixed_fields)?;
-            cx.reject(kind, &incast_fields)?;
-            cx.reject(kind, &poisson_fields)?;
-            cx.reject(kind, &flow_fields)?;
             let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
             if hosts.len() < 2 {
                 return Err(cx.err("hosts", "a permutation needs at least 2 hosts"));
@@ -110,26 +105,12 @@ pub fn workload(
             Ok(Workload::Permutation(PermutationSpec { hosts, bytes, start }))
         }
         "matrix" => {
-            cx.reject(kind, &incast_fields)?;
-            cx.reject(kind, &poisson_fields)?;
-            cx.reject(kind, &flow_fields)?;
-            cx.reject(kind, &[("hosts", w.hosts.is_some()), ("bytes", w.bytes.is_some())])?;
-            cx.reject(kind, &mixed_fields)?;
             super::matrix::matrix(cx, w, topo, start, load_file)
         }
         "mixed_poisson" => {
-            cx.reject(kind, &incast_fields)?;
-            cx.reject(kind, &flow_fields)?;
-            cx.reject(kind, &[("bytes", w.bytes.is_some()), ("sizes", w.sizes.is_some()), ("stop", w.stop.is_some())])?;
-            cx.reject(kind, &matrix_fields)?;
             super::matrix::mixed_poisson(cx, w, topo, start, load_file)
         }
         _ => {
-            cx.reject(kind, &matrix_fields)?;
-            cx.reject(kind, &mixed_fields)?;
-            cx.reject(kind, &incast_fields)?;
-            cx.reject(kind, &poisson_fields)?;
-            cx.reject(kind, &[("hosts", w.hosts.is_some())])?;
             let src = host(cx, "src", w.src.as_deref().ok_or_else(|| cx.err("src", "is required"))?, topo)?;
             let dst = host(cx, "dst", w.dst.as_deref().ok_or_else(|| cx.err("dst", "is required"))?, topo)?;
             if src == dst {
@@ -148,7 +129,31 @@ fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, Scenario
     Ok(v)
 }
 
-fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
+/// An incast through a proxy host. Defaults follow the paper's placement: the proxy is the
+/// first host of the topology's `proxies` group, and it is never one of the senders.
+fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<ProxyIncastSpec, ScenarioError> {
+    let scheme = match cx.choice("scheme", w.scheme.as_deref(), Some("baseline"), SCHEMES)? {
+        "naive" => ProxyScheme::Naive,
+        "streamlined" => ProxyScheme::Streamlined,
+        _ => ProxyScheme::Baseline,
+    };
+    let proxy = match &w.proxy {
+        Some(name) => host(cx, "proxy", name, topo)?,
+        None => *topo
+            .group("proxies")
+            .and_then(|g| g.first())
+            .ok_or_else(|| cx.err("proxy", "is required (this topology has no `proxies` group)"))?,
+    };
+    let incast = incast(cx, w, topo, seed, index, start, Some(proxy))?;
+    if incast.receiver == proxy {
+        return Err(cx.err("proxy", "must differ from the receiver"));
+    }
+    Ok(ProxyIncastSpec { incast, proxy, scheme })
+}
+
+/// The receiver, the chosen senders (never `exclude`, a proxy) and the bytes each sends:
+/// what `incast`, `proxy_incast` and `rpc_incast` share.
+pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, exclude: Option<HostId>) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
     let receiver = match &w.receiver {
         Some(name) => host(cx, "receiver", name, topo)?,
         None => *topo
@@ -156,7 +161,8 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
             .and_then(|g| g.first())
             .ok_or_else(|| cx.err("receiver", "is required (this topology has no `receivers` group)"))?,
     };
-    let pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    let mut pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    pool.retain(|h| Some(*h) != exclude);
     let available = pool.iter().filter(|h| **h != receiver).count() as i64;
     let degree = cx.count("degree", w.degree, None, 1, i64::MAX)?;
     if degree as i64 > available {
@@ -172,6 +178,11 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
         (Some(_), Some(_)) => return Err(cx.err("total_bytes", "give bytes_per_sender or total_bytes, not both")),
         (None, None) => return Err(cx.err("bytes_per_sender", "is required (or total_bytes)")),
     };
+    Ok((receiver, senders, bytes_per_sender))
+}
+
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time, proxy: Option<HostId>) -> Result<IncastSpec, ScenarioError> {
+    let (receiver, senders, bytes_per_sender) = incast_parties(cx, w, topo, seed, index, proxy)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
     let period = cx.opt_time("period", &w.period)?;
     if count > 1 && period.unwrap_or(0) == 0 {

@@ -1,11 +1,17 @@
 //! A flow: its sender and receiver state machines, timers and the facts recorded about it.
 
-use crate::ids::HostId;
+use crate::ids::{FlowId, HostId};
+use crate::routing::Subflows;
 use crate::transport::{Receiver, Sender};
 use crate::units::Time;
 
 pub const NEVER: Time = Time::MAX;
 pub const NO_INCAST: u32 = u32::MAX;
+/// `Flow::rpc` of a flow that is not a request/response connection.
+pub const NO_RPC: u32 = u32::MAX;
+/// No relay on the path / no connection fed by this one.
+pub const NO_HOST: HostId = HostId(u32::MAX);
+pub const NO_FLOW: FlowId = FlowId(u32::MAX);
 
 pub struct Flow {
     pub src: HostId,
@@ -14,6 +20,8 @@ pub struct Flow {
     pub size: u64,
     pub start: Time,
     pub entropy: u32,
+    /// UnoLB's subflows (`None` under ECMP: every packet carries `entropy`).
+    pub subflows: Option<Box<Subflows>>,
     pub incast: u32,
     pub sender: Sender,
     pub receiver: Receiver,
@@ -36,6 +44,16 @@ pub struct Flow {
     /// Last Millisampler bin in which this connection was counted at its source / destination.
     pub last_bin_src: u32,
     pub last_bin_dst: u32,
+    /// A request/response connection: its rpc workload run and its sender's slot there.
+    pub rpc: u32,
+    pub rpc_slot: u32,
+    /// A streamlined proxy this connection is routed through (`NO_HOST`: none).
+    pub via: HostId,
+    /// The connection that forwards what this one delivers (a naive proxy's split
+    /// connection: proxy_R's receiver feeds proxy_S's sender).
+    pub feeds: FlowId,
+    /// NACKs sent for this flow's trimmed segments, by its receiver or its relay.
+    pub nacks_sent: u64,
 }
 
 impl Flow {

@@ -3,7 +3,9 @@
 mod build;
 mod endpoints;
 mod flow;
+mod proxy;
 mod results;
+mod rpc;
 mod world;
 
 pub use flow::{Flow, NEVER};

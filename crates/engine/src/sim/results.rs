@@ -15,8 +15,21 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     if let Some(q) = &w.queue_series {
         tables.push(q.table(|p| w.topo.port_name(p)));
     }
+    if let Some(r) = &w.rate_series {
+        tables.push(r.table());
+    }
     if let Some(h) = &w.host_counters {
         tables.push(h.table(&host_names, end));
+    }
+    if let Some(q) = &w.queue_events {
+        tables.push(q.table(|p| w.topo.port_name(p)));
+    }
+    if let Some(ws) = &w.windows {
+        tables.push(ws.table());
+    }
+    if !w.rpcs.is_empty() {
+        tables.push(super::rpc::bursts_table(&w.rpcs));
+        tables.push(super::rpc::responses_table(w, &host_names));
     }
     let completed = w.flows.iter().filter(|f| f.finished()).count();
     let (drops, marks, trims) = w.ports.iter().fold((0, 0, 0), |(d, m, t), p| {
@@ -33,6 +46,9 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("marks".to_string(), marks as f64),
         ("trims".to_string(), trims as f64),
         ("seed".to_string(), w.seed as f64),
+        ("nacks".to_string(), w.flows.iter().map(|f| f.nacks_sent).sum::<u64>() as f64),
+        ("proxy_nacks".to_string(), w.proxy_nacks as f64),
+        ("timeouts".to_string(), w.flows.iter().map(|f| f.sender.timeouts).sum::<u64>() as f64),
     ];
     Results { tables, summary }
 }
@@ -69,6 +85,9 @@ fn flows_table(w: &World, names: &[String]) -> Table {
         .push("retx_bytes", col_u64(&|x| x.sender.retx_bytes))
         .push("timeouts", col_u64(&|x| x.sender.timeouts))
         .push("fast_recoveries", col_u64(&|x| x.sender.fast_recoveries))
+        .push("nacks", col_u64(&|x| x.sender.nacks))
+        .push("nacks_sent", col_u64(&|x| x.nacks_sent))
+        .push("via", Column::I64(f.iter().map(|x| if x.via == super::flow::NO_HOST { -1 } else { x.via.0 as i64 }).collect()))
         .push("incast_id", Column::I64(f.iter().map(|x| if x.incast == NO_INCAST { -1 } else { x.incast as i64 }).collect()))
         .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()));
     t
@@ -88,6 +107,7 @@ fn incasts_table(w: &World) -> Table {
         .push("last_finish_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish } else { 0 }).collect()))
         .push("ict_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish - x.first_start } else { 0 }).collect()))
         .push("ideal_ict_ps", Column::U64(i.iter().map(|x| x.ideal).collect()))
+        .push("last_delivery_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_delivery } else { 0 }).collect()))
         .push("completed", Column::Bool(i.iter().map(done).collect()));
     t
 }

@@ -4,15 +4,16 @@
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
-use crate::routing::{Fib, Routes};
+use crate::routing::{Fib, Routes, Spray};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::workload::PoissonSpec;
+use crate::routing::LoadBalancing;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 #[inline(always)]
@@ -40,6 +41,8 @@ fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
 const PREFETCH_AHEAD: usize = 2;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
+/// The `Sample` event's index for per-connection rates (0: queue depths).
+pub(super) const RATE_SAMPLE: u32 = 1;
 
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -60,6 +63,8 @@ pub struct IncastRecord {
     pub bytes_per_sender: u64,
     pub first_start: Time,
     pub last_finish: Time,
+    /// When the last byte of the last flow reached the receiver.
+    pub last_delivery: Time,
     pub finished_flows: u32,
     pub ideal: Time,
 }
@@ -77,6 +82,8 @@ pub struct World {
     pub routes: Routes,
     /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
     pub fib: Option<Fib>,
+    /// Per-packet spraying (`None`: per-flow ECMP).
+    pub spray: Option<Spray>,
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
@@ -86,12 +93,18 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    pub load_balancing: LoadBalancing,
     /// Base RTT of flows inside a datacenter and of flows across (the class references).
     pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
+    pub queue_events: Option<QueueEvents>,
+    pub windows: Option<WindowSeries>,
+    /// Request/response incasts, in workload order.
+    pub rpcs: Vec<super::rpc::RpcRun>,
+    pub rate_series: Option<RateSeries>,
     pub seed: u64,
     pub duration: Option<Time>,
     pub max_duration: Time,
@@ -109,6 +122,10 @@ pub struct World {
     pub done: bool,
     /// The last packet arrival: where a drained run ends.
     pub last_activity: Time,
+    /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
+    pub has_relays: bool,
+    /// NACKs a streamlined proxy made from headers trimmed before it.
+    pub proxy_nacks: u64,
 }
 
 impl World {
@@ -167,7 +184,12 @@ impl World {
             EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
+            EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
+            EventKind::Burst => self.rpc_burst(ev.index() as usize),
+            EventKind::Request => self.rpc_request(FlowId(ev.index())),
+            EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
+            EventKind::SampleWindows => self.sample_windows(),
             EventKind::Pace => self.pace_fired(FlowId(ev.index())),
             EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
         }
@@ -199,8 +221,16 @@ impl World {
                     self.sched.at(at, Event::arrival(port.0, r));
                 }
             }
-            Admission::Queued => {}
-            Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
+            Admission::Queued => self.trace_queue(port, now),
+            Admission::Trimmed => self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes(),
+        }
+    }
+
+    /// Records a queue-length change on a traced port (a no-op unless `queue_events` is on).
+    #[inline(always)]
+    fn trace_queue(&mut self, port: PortId, at: Time) {
+        if let Some(qe) = &mut self.queue_events {
+            qe.observe(at, port, port_at(&mut self.ports, port).queue.disc_backlog().pkts);
         }
     }
 
@@ -219,11 +249,12 @@ impl World {
             if start > now {
                 break;
             }
-            let Some(r) = p.queue.dequeue(&self.pool, start) else { break };
+            let Some(r) = p.queue.dequeue(&mut self.pool, start) else { break };
             // The packet behind it leaves next; its line is usually cold by then.
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
             }
+            self.trace_queue(port, start);
             let at = self.transmit(port, r, start);
             first.get_or_insert((at, r));
         }
@@ -284,9 +315,15 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
+            if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
+                self.relay(HostId(host), r, &pkt);
+                return;
+            }
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
+                PacketKind::Control => self.on_control(r, &pkt),
+                PacketKind::Nack => self.on_nack(r, &pkt),
             }
         }
     }
@@ -320,11 +357,26 @@ impl World {
         for i in 0..series.ports.len() {
             let port = self.queue_series.as_ref().unwrap().ports[i];
             self.catch_up(port, now);
-            let q = self.ports[port.idx()].queue.backlog;
-            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts);
+            let queue = &mut self.ports[port.idx()].queue;
+            let (q, phantom) = (queue.backlog, queue.phantom_bytes(now));
+            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts, phantom);
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
+        }
+    }
+
+    fn sample_rates(&mut self) {
+        let now = self.sched.now();
+        let Some(series) = &mut self.rate_series else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.start <= now {
+                series.record(now, i, f.sender.snd_una);
+            }
+        }
+        let interval = series.interval;
+        if self.has_work() {
+            self.sched.after(interval, Event::new(EventKind::Sample, RATE_SAMPLE));
         }
     }
 

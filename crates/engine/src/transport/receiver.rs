@@ -59,6 +59,18 @@ impl Receiver {
         self.rcv_nxt + self.ooo.iter().map(|(s, e)| e - s).sum::<u64>()
     }
 
+    /// Moves a complete stream to byte `seq` (the sender skips there too).
+    pub fn skip_to(&mut self, seq: u64) {
+        debug_assert!(self.complete() && seq >= self.size);
+        self.size = seq;
+        self.rcv_nxt = seq;
+    }
+
+    /// A persistent connection's next response: `bytes` more are expected.
+    pub fn append(&mut self, bytes: u64) {
+        self.size += bytes;
+    }
+
     pub fn complete(&self) -> bool {
         self.rcv_nxt >= self.size
     }

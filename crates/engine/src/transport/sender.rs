@@ -1,7 +1,8 @@
 //! The reliable sender shared by every congestion control: byte sequence numbers over fixed
 //! MSS segments, cumulative ACKs with SACK, fast retransmit and recovery (NewReno recovery
-//! point), RTO with backoff, ECN echo handling. It does no I/O: the world asks it for the
-//! next segment to send and tells it about ACKs and timeouts.
+//! point), RTO with backoff, ECN echo handling, NACKs of trimmed segments. It does no I/O:
+//! the world asks it for the next segment to send and tells it about ACKs, NACKs and
+//! timeouts.
 
 use super::cc::{AckSignal, Cc, CongestionControl, Window};
 use super::pacer::{PaceBy, Pacer};
@@ -22,6 +23,9 @@ pub struct SenderConfig {
     pub rto_granularity: Time,
     /// A static receive-window clamp in bytes (`u64::MAX` for none).
     pub rwnd: u64,
+    /// Duplicate-ACK / SACK-gap loss detection. Off when packets are sprayed: reordering
+    /// would fake losses, and trimming's NACKs (or the RTO) recover real ones.
+    pub fast_retransmit: bool,
 }
 
 /// One segment the sender wants on the wire.
@@ -54,6 +58,9 @@ pub struct Sender {
     /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
     pub in_flight: u64,
     in_recovery: bool,
+    /// After a timeout, until everything then outstanding is acknowledged (the RFC 5681
+    /// "loss" state; Linux's and ns-3's CA_Loss): the window grows, ECN echoes cut nothing.
+    in_loss: bool,
     recover: u64,
     dupacks: u64,
     sack: bool,
@@ -64,6 +71,15 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// NACKs that marked a segment lost (stale ones are not counted).
+    pub nacks: u64,
+    fast_retransmit: bool,
+    /// When the last RTO fired: a NACK echoing an older send time names a transmission the
+    /// timeout already wrote off, so it is stale.
+    last_timeout_at: Time,
+    /// Bytes the sender may send so far (a relay can only forward what it has received);
+    /// `u64::MAX` (no limit) for an ordinary sender.
+    pub available: u64,
     /// Pacer and per-packet RTO of Uno's window senders; boxed, so the others pay one
     /// pointer test per segment.
     pub parts: Option<Box<WindowParts>>,
@@ -92,6 +108,7 @@ impl Sender {
             cc,
             in_flight: 0,
             in_recovery: false,
+            in_loss: false,
             recover: 0,
             dupacks: 0,
             sack: cfg.sack,
@@ -103,7 +120,18 @@ impl Sender {
             timeouts: 0,
             fast_recoveries: 0,
             parts: None,
+            nacks: 0,
+            fast_retransmit: cfg.fast_retransmit,
+            last_timeout_at: 0,
+            available: size,
         }
+    }
+
+    /// Sets the window a flow starts with (a path's BDP is known only once the flow exists).
+    pub fn set_initial_window(&mut self, bytes: u64) {
+        let bytes = bytes.max(self.mss);
+        self.window.cwnd = bytes;
+        self.window.init_cwnd = bytes;
     }
 
     pub fn packet_rto(&self) -> Option<&PacketRto> {
@@ -152,7 +180,11 @@ impl Sender {
             None => return None,
         };
         let len = self.seg_len(seg);
-        if self.in_flight > 0 && self.in_flight + len > window {
+        if !retransmission && self.snd_nxt + len > self.available {
+            return None;
+        }
+        // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
+        if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
             return None;
         }
         if self.parts.is_some() {
@@ -241,7 +273,9 @@ impl Sender {
             self.in_recovery = false;
             self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
         }
-        let before = self.window.cwnd;
+        if self.in_loss && self.snd_una >= self.recover {
+            self.in_loss = false;
+        }
         let signal = AckSignal {
             now,
             delivered,
@@ -249,13 +283,14 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
             rtt: self.rtt.srtt(),
             rtt_sample,
             sent_at: ts_echo,
             in_flight: self.in_flight,
         };
         self.cc.on_ack(&mut self.window, &signal);
-        if ece && self.window.cwnd < before {
+        if std::mem::take(&mut self.window.ecn_reacted) {
             self.send_cwr = true;
         }
         AckEffect { advanced, finished: self.finished() }
@@ -279,8 +314,43 @@ impl Sender {
         delivered
     }
 
+    /// A NACK for the segment at `seq` whose transmission was sent at `ts_echo`: the
+    /// segment leaves the in-flight count and is retransmitted first when the window
+    /// allows. Stale NACKs (for data already acknowledged or SACKed, already deemed lost,
+    /// or for a transmission an RTO superseded) change nothing. True when it acted.
+    pub fn on_nack(&mut self, now: Time, seq: u64, ts_echo: Time) -> bool {
+        if ts_echo < self.last_timeout_at {
+            return false;
+        }
+        let seg = seq / self.mss;
+        if !matches!(self.board.state(seg), Some(Seg::Sent | Seg::Retx)) {
+            return false;
+        }
+        self.board.set(seg, Seg::Lost);
+        self.in_flight -= self.seg_len(seg);
+        self.nacks += 1;
+        let signal = AckSignal {
+            now,
+            delivered: 0,
+            ece: false,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            in_recovery: self.in_recovery,
+            in_loss: self.in_loss,
+            rtt: self.rtt.srtt(),
+            rtt_sample: 0,
+            sent_at: ts_echo,
+            in_flight: self.in_flight,
+        };
+        self.cc.on_nack(&mut self.window, &signal);
+        true
+    }
+
     /// Marks lost segments and enters fast recovery on the first loss of a window.
     fn detect_loss(&mut self, advanced: bool) {
+        if !self.fast_retransmit {
+            return;
+        }
         let mut newly_lost = 0;
         if self.sack {
             let mss = self.mss;
@@ -310,17 +380,19 @@ impl Sender {
     }
 
     /// The retransmission timer fired with data outstanding.
-    pub fn on_timeout(&mut self) {
+    pub fn on_timeout(&mut self, now: Time) {
         if !self.outstanding() {
             return;
         }
         self.timeouts += 1;
+        self.last_timeout_at = now;
         self.cc.on_timeout(&mut self.window);
         let mss = self.mss;
         let size = self.size;
         let in_flight = &mut self.in_flight;
         self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
         self.in_recovery = false;
+        self.in_loss = true;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();
@@ -359,6 +431,13 @@ impl Sender {
         count
     }
 
+    /// Timeouts scaled to the flow's own base RTT: a floor and the value before the first
+    /// RTT sample.
+    pub fn set_rto_bounds(&mut self, min_rto: Time, initial_rto: Time) {
+        self.rtt.min_rto = min_rto;
+        self.rtt.set_initial_rto(initial_rto);
+    }
+
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }
@@ -368,5 +447,117 @@ impl Sender {
         if let Some(q) = self.packet_rto_mut() {
             q.release();
         }
+    }
+
+    /// A persistent connection's application writes `bytes` more: the stream grows and
+    /// every window, timer estimate and congestion state carries over (no slow-start
+    /// restart after idle).
+    pub fn append(&mut self, bytes: u64) {
+        self.size += bytes;
+        self.available += bytes;
+    }
+
+    /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
+    /// next write starts a fresh segment.
+    pub fn skip_to(&mut self, seq: u64) {
+        debug_assert!(self.finished() && self.snd_nxt == self.size && seq >= self.size && seq % self.mss == 0);
+        debug_assert_eq!(self.board.end(), seq / self.mss);
+        self.size = seq;
+        self.available = seq;
+        self.snd_una = seq;
+        self.snd_nxt = seq;
+    }
+
+    /// The receive window the receiver advertises (a scheduler's grant or zero window).
+    pub fn set_rwnd(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::cc::{HotnetsDctcp, NackDecrease};
+
+    const MSS: u64 = 1000;
+
+    fn sender(size: u64, init_cwnd: u64, fast_retransmit: bool) -> Sender {
+        let cfg = SenderConfig {
+            mss: MSS,
+            init_cwnd,
+            min_cwnd: MSS,
+            sack: true,
+            dupthresh: 3,
+            initial_rto: 1_000_000,
+            min_rto: 1_000,
+            max_rto: u64::MAX / 4,
+            rto_granularity: 0,
+            rwnd: u64::MAX,
+            fast_retransmit,
+        };
+        Sender::new(size, &cfg, Cc::HotnetsDctcp(HotnetsDctcp::new(1.0 / 16.0, 0.0, NackDecrease::Mss)))
+    }
+
+    fn drain(s: &mut Sender) -> Vec<Segment> {
+        std::iter::from_fn(|| s.next_segment(0)).collect()
+    }
+
+    #[test]
+    fn a_nacked_segment_leaves_flight_and_goes_first() {
+        let mut s = sender(10 * MSS, 4 * MSS, false);
+        assert_eq!(drain(&mut s).len(), 4);
+        assert!(s.on_nack(10, MSS, 0));
+        assert_eq!(s.nacks, 1);
+        assert_eq!(s.in_flight, 3 * MSS);
+        assert_eq!(s.window.cwnd, 3 * MSS, "cwnd -= 1 MSS");
+        // The window (3 MSS) is full again with 3 in flight: nothing leaves...
+        assert!(s.next_segment(0).is_none());
+        // ...until an ACK frees room; then the NACKed segment goes before new data.
+        s.on_ack(20, MSS, 0, 0, false, 0);
+        let seg = s.next_segment(0).unwrap();
+        assert_eq!((seg.seq, seg.retransmission), (MSS, true));
+        // The same segment NACKed again (its retransmission trimmed) is NACKed anew.
+        assert!(s.on_nack(30, MSS, 25));
+        // A NACK for data already acknowledged, or already marked lost, is stale.
+        assert!(!s.on_nack(31, 0, 0));
+        assert!(!s.on_nack(32, MSS, 25));
+        assert_eq!(s.nacks, 2);
+    }
+
+    #[test]
+    fn a_nack_older_than_the_last_timeout_is_stale() {
+        let mut s = sender(10 * MSS, 4 * MSS, false);
+        drain(&mut s);
+        s.on_timeout(500);
+        let retx = drain(&mut s);
+        assert_eq!(retx.len(), 1, "one segment after a timeout");
+        // The NACK of the original transmission (sent at 0) arrives late: ignored.
+        assert!(!s.on_nack(600, 0, 0));
+        // The NACK of the retransmission (sent at 500) acts.
+        assert!(s.on_nack(700, 0, 500));
+    }
+
+    #[test]
+    fn without_fast_retransmit_sack_gaps_are_not_losses() {
+        // Sprayed packets arrive out of order: SACKs above a hole are not a loss signal.
+        for (fr, lost) in [(true, true), (false, false)] {
+            let mut s = sender(10 * MSS, 8 * MSS, fr);
+            drain(&mut s);
+            for k in 1..6 {
+                s.on_ack(10, 0, k * MSS, (k + 1) * MSS, false, 0);
+            }
+            assert_eq!(s.fast_recoveries > 0, lost, "fast_retransmit = {fr}");
+        }
+    }
+
+    #[test]
+    fn a_relay_sends_only_what_it_has() {
+        let mut s = sender(10 * MSS, 8 * MSS, false);
+        s.available = 0;
+        assert!(s.next_segment(0).is_none());
+        s.available = 2 * MSS;
+        assert_eq!(drain(&mut s).len(), 2);
+        s.available = 10 * MSS;
+        assert_eq!(drain(&mut s).len(), 6);
     }
 }

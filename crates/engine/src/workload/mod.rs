@@ -5,9 +5,11 @@
 pub mod cdf;
 pub mod matrix;
 pub mod mixed;
+mod rpc;
 
 pub use cdf::{Cdf, Sampling};
 pub use mixed::MixedPoissonSpec;
+pub use rpc::RpcIncastSpec;
 
 use crate::ids::HostId;
 use crate::units::Time;
@@ -104,6 +106,8 @@ pub enum Workload {
     Flows(Vec<FlowSpec>),
     /// Drawn in full when the world is built (only the first flows by start are kept).
     MixedPoisson(MixedPoissonSpec),
+    RpcIncast(RpcIncastSpec),
+    ProxyIncast(crate::proxy::ProxyIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

@@ -11,6 +11,9 @@ pub enum MarkingConfig {
     /// DCTCP: mark CE when the backlog ahead of the packet has reached K.
     Step { threshold: Size },
     Red(RedConfig),
+    /// RED at dequeue on the instantaneous or a phantom queue (a queue feature, see
+    /// [`super::DequeueRed`]); nothing happens at arrival.
+    Dequeue(super::DequeueRedConfig),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -29,7 +32,7 @@ pub enum Marking {
 impl Marking {
     pub fn new(config: &MarkingConfig, rate_bps: u64, mean_pkt_bytes: u64, rng: Xoshiro256PlusPlus) -> Self {
         match config {
-            MarkingConfig::None => Marking::None,
+            MarkingConfig::None | MarkingConfig::Dequeue(_) => Marking::None,
             MarkingConfig::Step { threshold } => Marking::Step { threshold: *threshold },
             MarkingConfig::Red(c) => Marking::Red(Box::new(Red::new(c.clone(), rate_bps, mean_pkt_bytes, rng))),
         }

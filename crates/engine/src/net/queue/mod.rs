@@ -1,15 +1,22 @@
 //! Output queues, composed from policies instead of one class per variant:
 //! - admission: drop-tail against a byte limit and/or a packet limit;
-//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it ([`Marking`]);
+//! - marking: none, a DCTCP step at K, or RED as ns-3 configures it, at arrival; or RED at
+//!   dequeue on the instantaneous or a phantom queue ([`DequeueRed`], [`Phantom`]);
 //! - a control queue for header-only packets, with trimming ([`ControlQueue`]).
 //!
 //! The queue stores packets in a [`Fifo`] threaded through the packet pool and keeps the
 //! counters Millisampler-style analyses and the port table need.
 
 mod control;
+mod dequeue_red;
+mod features;
 mod marking;
+mod phantom;
 mod red;
 
+pub use dequeue_red::{DequeueRed, DequeueRedConfig};
+use features::Features;
+pub use phantom::{Phantom, PhantomConfig, PhantomDrain};
 pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Service};
 
 pub use marking::{Marking, MarkingConfig, Verdict};
@@ -54,11 +61,14 @@ pub struct QueueConfig {
     pub marking: MarkingConfig,
     /// A control queue for header-only packets (and trimming into it), if any.
     pub control: Option<ControlConfig>,
+    /// Packets of the device FIFO under the queue (ns-3's PointToPoint DropTail queue
+    /// beneath a queue disc); 0 for none. See [`Queue::disc_backlog`].
+    pub device_pkts: u64,
 }
 
 impl QueueConfig {
     pub fn unlimited() -> Self {
-        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None }
+        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None, device_pkts: 0 }
     }
 }
 
@@ -84,9 +94,12 @@ pub struct Queue {
     limit_bytes: u64,
     limit_pkts: u64,
     marking: Marking,
-    /// Off (`None`) costs one predictable branch per packet.
-    pub control: Option<Box<ControlQueue>>,
+    /// The optional features (control queue and trimming, marking at dequeue, phantom
+    /// queue) behind one pointer: off, each packet pays one predictable branch.
+    features: Option<Box<Features>>,
     pub counters: QueueCounters,
+    /// The first `device_pkts` waiting packets sit in the device FIFO; the rest in the disc.
+    device_pkts: u64,
 }
 
 /// What happened to an arriving packet.
@@ -94,8 +107,9 @@ pub struct Queue {
 pub enum Admission {
     Queued,
     Dropped,
-    /// Cut to a header and queued as a control packet; this many wire bytes were cut off.
-    Trimmed(u32),
+    /// Cut to a header and queued as a control packet (`last_trim_cut_bytes` says how
+    /// many bytes were cut off).
+    Trimmed,
 }
 
 impl Queue {
@@ -106,25 +120,27 @@ impl Queue {
             fifo: Fifo::default(),
             backlog: Backlog::default(),
             limit_bytes: config.limit_bytes,
-            limit_pkts: config.limit_pkts,
-            marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng),
-            control: config.control.as_ref().map(|c| Box::new(ControlQueue::new(c))),
+            // The disc's limit comes on top of the device FIFO it feeds.
+            limit_pkts: config.limit_pkts.saturating_add(config.device_pkts),
+            marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng.clone()),
+            features: Features::new(config, rate_bps, mean_pkt_bytes, rng),
             counters: QueueCounters::default(),
+            device_pkts: config.device_pkts,
         }
     }
 
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty() && self.control.as_ref().map_or(true, |c| c.is_empty())
+        self.fifo.is_empty() && self.features.as_ref().map_or(true, |f| f.control_is_empty())
     }
 
-    /// Header-only bytes and packets waiting in the control queue.
-    pub fn control_backlog(&self) -> Backlog {
-        self.control.as_ref().map_or(Backlog::default(), |c| c.backlog)
-    }
-
-    pub fn control_counters(&self) -> ControlCounters {
-        self.control.as_ref().map_or(ControlCounters::default(), |c| c.counters)
+    /// The backlog of the queue disc alone, with a device FIFO beneath it: the disc feeds
+    /// the device whenever it has room, so one FIFO holds both and the disc's share is
+    /// whatever waits beyond the device's `device_pkts`. Without a device FIFO it is the
+    /// whole backlog. Only packet counts are split (a device queue needs packet units).
+    #[inline(always)]
+    pub fn disc_backlog(&self) -> Backlog {
+        Backlog { bytes: self.backlog.bytes, pkts: self.backlog.pkts.saturating_sub(self.device_pkts) }
     }
 
     /// The packet that leaves next, if any.
@@ -136,62 +152,64 @@ impl Queue {
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
-        if let Some(c) = &mut self.control {
-            if header_only(pool.get(r)) {
-                return admit_control(c, &mut self.counters, pool, r);
-            }
+        if self.features.is_some() {
+            return self.enqueue_featured(pool, r, now);
         }
-        let admission = self.admit(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now);
         if admission == Admission::Queued {
-            self.fifo.push(pool, r);
-            let size = pool.get(r).wire_bytes as u64;
-            self.backlog.bytes += size;
-            self.backlog.pkts += 1;
+            self.push_data(pool, r);
         }
         admission
     }
 
     /// Like `enqueue` followed at once by `dequeue`, for a packet that finds the queue
     /// empty and the transmitter idle: the same marks, drops and counters, no FIFO work.
-    #[inline]
+    #[inline(always)]
     pub fn pass_through(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         debug_assert!(self.is_empty());
-        if let Some(c) = &mut self.control {
-            if header_only(pool.get(r)) {
-                let admission = admit_control(c, &mut self.counters, pool, r);
-                let left = c.pop(pool);
-                debug_assert_eq!(left, Some(r));
-                return admission;
-            }
+        if self.features.is_some() {
+            return self.pass_through_featured(pool, r, now);
         }
-        let admission = self.admit(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now);
         if admission == Admission::Queued {
-            self.marking.on_idle(now);
+            self.departed(now);
         }
         admission
     }
 
-    /// The marking and admission decision, and the counters, for one arriving packet.
+    /// RED's idle clock for a data packet starting transmission at `now`: the disc goes
+    /// idle when its last packet moves down into the device FIFO.
     #[inline(always)]
-    fn admit(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    fn departed(&mut self, now: Time) {
+        if self.backlog.pkts == self.device_pkts {
+            self.marking.on_idle(now);
+        }
+    }
+
+    #[inline(always)]
+    fn push_data(&mut self, pool: &mut PacketPool, r: PacketRef) {
+        self.fifo.push(pool, r);
+        let size = pool.get(r).wire_bytes as u64;
+        self.backlog.bytes += size;
+        self.backlog.pkts += 1;
+    }
+
+    /// The marking and admission decision, and the counters, for one arriving packet.
+    /// `TRIM`: a packet drop-tail rejects is offered to the control queue's trimming.
+    #[inline(always)]
+    fn admit<const TRIM: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
-        let mut verdict = self.marking.on_arrival(self.backlog, size, now);
+        // Marking (and RED's average) sees the queue disc, as in ns-3.
+        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, now);
         if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
         }
         let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
         if verdict == Verdict::Drop || full {
-            if let Some(c) = &mut self.control {
-                if verdict != Verdict::Drop {
-                    if let Some(cut) = c.trim(pool, r) {
-                        let header = size - cut as u64;
-                        self.counters.enqueued_bytes += header;
-                        self.counters.enqueued_pkts += 1;
-                        return Admission::Trimmed(cut);
-                    }
-                }
+            if TRIM && verdict != Verdict::Drop && self.trim(pool, r) {
+                return Admission::Trimmed;
             }
             self.counters.dropped_bytes += size;
             self.counters.dropped_pkts += 1;
@@ -210,41 +228,27 @@ impl Queue {
         Admission::Queued
     }
 
-    #[inline]
-    pub fn dequeue(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
-        if let Some(c) = &mut self.control {
-            if c.serve_next(!self.fifo.is_empty()) {
-                return c.pop(pool);
-            }
+    #[inline(always)]
+    pub fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketRef> {
+        if self.features.is_some() {
+            return self.dequeue_featured(pool, now);
         }
+        self.pop_data(pool, now)
+    }
+
+    #[inline(always)]
+    fn pop_data(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
         let r = self.fifo.pop(pool)?;
         self.backlog.bytes -= pool.get(r).wire_bytes as u64;
         self.backlog.pkts -= 1;
-        if self.backlog.pkts == 0 {
-            self.marking.on_idle(now);
-        }
+        self.departed(now);
         Some(r)
     }
 
     /// Packets currently queued, front to back (data first, then control).
     pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
-        let control = self.control.as_ref().map(|c| c.packets(pool));
+        let control = self.features.as_ref().and_then(|f| f.control.as_ref()).map(|c| c.packets(pool));
         self.fifo.iter(pool).chain(control.into_iter().flatten())
-    }
-}
-
-/// Admits header-only packet `r` to the control queue: no marking, its own limit.
-#[inline(never)]
-fn admit_control(c: &mut ControlQueue, counters: &mut QueueCounters, pool: &mut PacketPool, r: PacketRef) -> Admission {
-    let size = pool.get(r).wire_bytes as u64;
-    if c.push(pool, r) {
-        counters.enqueued_bytes += size;
-        counters.enqueued_pkts += 1;
-        Admission::Queued
-    } else {
-        counters.dropped_bytes += size;
-        counters.dropped_pkts += 1;
-        Admission::Dropped
     }
 }
 
@@ -273,7 +277,7 @@ mod tests {
         assert_eq!(q.counters.dropped_pkts, 2);
         assert_eq!(q.backlog, Backlog { bytes: 4500, pkts: 3 });
         assert_eq!(q.counters.enqueued_bytes, q.backlog.bytes);
-        while q.dequeue(&pool, 0).is_some() {}
+        while q.dequeue(&mut pool, 0).is_some() {}
         assert_eq!(q.backlog, Backlog::default());
     }
 
@@ -298,15 +302,15 @@ mod tests {
             })
             .collect();
         use Admission::*;
-        let cut = 1500 - 64;
-        assert_eq!(verdicts, [Queued, Queued, Trimmed(cut), Trimmed(cut), Trimmed(cut), Trimmed(cut), Dropped, Dropped]);
+                assert_eq!(verdicts, [Queued, Queued, Trimmed, Trimmed, Trimmed, Trimmed, Dropped, Dropped]);
         assert_eq!(q.backlog, Backlog { bytes: 3000, pkts: 2 });
         assert_eq!(q.control_backlog(), Backlog { bytes: 256, pkts: 4 });
         assert_eq!(q.control_counters(), ControlCounters { trimmed_pkts: 4, trimmed_bytes: 6000 });
         assert_eq!(q.counters.dropped_pkts, 2);
         assert_eq!(q.counters.enqueued_bytes, 3000 + 256);
         // Strict priority: the four headers leave first, then the data.
-        let order: Vec<_> = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| pool.get(r).has(flags::TRIMMED)).collect();
+        let left: Vec<_> = std::iter::from_fn(|| q.dequeue(&mut pool, 0)).collect();
+        let order: Vec<_> = left.iter().map(|&r| pool.get(r).has(flags::TRIMMED)).collect();
         assert_eq!(order, [true, true, true, true, false, false]);
         assert!(q.is_empty());
     }
@@ -325,7 +329,8 @@ mod tests {
             let r = pkt(&mut pool, true);
             q.enqueue(&mut pool, r, 0);
         }
-        let order: String = std::iter::from_fn(|| q.dequeue(&pool, 0)).map(|r| if pool.get(r).kind == crate::packet::PacketKind::Ack { 'a' } else { 'D' }).collect();
+        let left: Vec<_> = std::iter::from_fn(|| q.dequeue(&mut pool, 0)).collect();
+        let order: String = left.iter().map(|&r| if pool.get(r).kind == crate::packet::PacketKind::Ack { 'a' } else { 'D' }).collect();
         // The turn counter starts at 0 and advances before each choice: 19 ACKs, a data
         // packet, then 20 ACKs per data packet while both wait; the rest drains alone.
         let expected = format!("{}D{}D{}D{}", "a".repeat(19), "a".repeat(20), "a".repeat(11), "");
@@ -353,5 +358,32 @@ mod tests {
         let r = pkt(&mut pool, false);
         assert_eq!(q.enqueue(&mut pool, r, 0), Admission::Queued);
         assert!(!pool.get(r).has(flags::CE));
+    }
+
+    #[test]
+    fn device_fifo_under_the_disc() {
+        // A 3-packet device FIFO under a disc that marks at 2 and holds 4: the first three
+        // waiting packets fill the device unmarked, marking counts the disc alone, and the
+        // port holds 3 + 4 packets.
+        let mut pool = PacketPool::default();
+        let cfg = QueueConfig {
+            limit_pkts: 4,
+            marking: MarkingConfig::Step { threshold: Size::Packets(2) },
+            device_pkts: 3,
+            ..QueueConfig::unlimited()
+        };
+        let mut q = Queue::new(&cfg, 10_000_000_000, 1500, Xoshiro256PlusPlus::seed_from_u64(1));
+        let mut fate = Vec::new();
+        for _ in 0..9 {
+            let r = pkt(&mut pool, true);
+            let a = q.enqueue(&mut pool, r, 0);
+            fate.push(if a == Admission::Dropped { 'D' } else if pool.get(r).has(flags::CE) { 'M' } else { '.' });
+        }
+        assert_eq!(fate.iter().collect::<String>(), ".....MMDD");
+        assert_eq!((q.backlog.pkts, q.disc_backlog().pkts), (7, 4));
+        while q.backlog.pkts > 2 {
+            q.dequeue(&mut pool, 0);
+        }
+        assert_eq!(q.disc_backlog().pkts, 0);
     }
 }

@@ -52,9 +52,9 @@ impl CongestionControl for Dctcp {
         if ack.in_recovery {
             return;
         }
-        if ack.ece && ack.snd_una > self.cwr_until {
+        if ack.ece && !ack.in_loss && ack.snd_una > self.cwr_until {
             let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
-            w.reduce_to(cut);
+            w.ecn_cut(cut);
             self.cwr_until = ack.snd_nxt;
             return;
         }
@@ -125,5 +125,27 @@ mod tests {
         let mut w = Window::new(1500, 1500, 1500);
         d.on_ack(&mut w, &ack(1500, true, 1500, 3000));
         assert_eq!(w.cwnd, 1500);
+    }
+
+    #[test]
+    fn an_echo_at_the_floor_still_enters_cwr() {
+        // RFC 3168: the sender answers every echo it reacts to with CWR, even when the
+        // window cannot shrink; otherwise a latched (classic) receiver echoes forever.
+        let mut d = Dctcp::new(&DctcpConfig::default());
+        let mut w = Window::new(1500, 1500, 1500);
+        d.on_ack(&mut w, &ack(1500, true, 1500, 3000));
+        assert_eq!(w.cwnd, 1500);
+        assert!(w.ecn_reacted);
+    }
+
+    #[test]
+    fn echoes_after_a_timeout_do_not_cut_until_recovered() {
+        let mut d = Dctcp::new(&DctcpConfig::default());
+        let mut w = Window::new(1000, 1000, 1000);
+        let mut a = ack(1000, true, 1000, 5000);
+        a.in_loss = true;
+        d.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 2000, "slow start goes on");
+        assert!(!w.ecn_reacted);
     }
 }

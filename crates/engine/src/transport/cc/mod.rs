@@ -7,6 +7,7 @@ mod bbr;
 mod dctcp;
 mod gemini;
 mod mprdma;
+mod hotnets_dctcp;
 mod newreno;
 mod path;
 mod uno;
@@ -15,6 +16,7 @@ pub use bbr::{Bbr, BbrMode};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use gemini::{Gemini, GeminiConfig};
 pub use mprdma::{Mprdma, MprdmaConfig};
+pub use hotnets_dctcp::{HotnetsDctcp, NackDecrease};
 pub use newreno::NewReno;
 pub use path::FlowPath;
 pub use uno::{UnoCc, UnoConfig};
@@ -31,11 +33,16 @@ pub struct Window {
     pub min_cwnd: u64,
     /// Bytes acknowledged toward the next congestion-avoidance increment.
     ca_credit: u64,
+    /// The algorithm reacted to an ECN echo (entered CWR) since the sender last looked:
+    /// the next data segment carries CWR, even if the window was already at its floor.
+    pub ecn_reacted: bool,
+    /// The window the flow started with (some algorithms never grow beyond it).
+    pub init_cwnd: u64,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0 }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -54,6 +61,13 @@ impl Window {
                 self.cwnd += self.mss;
             }
         }
+    }
+
+    /// The reduction for an ECN echo (RFC 3168's CWR): like [`Window::reduce_to`], and the
+    /// sender will signal CWR.
+    pub fn ecn_cut(&mut self, target: u64) {
+        self.reduce_to(target);
+        self.ecn_reacted = true;
     }
 
     /// Sets ssthresh and cwnd to `target`, never below the floor.
@@ -76,6 +90,9 @@ pub struct AckSignal {
     pub snd_nxt: u64,
     /// The sender is in loss recovery (the window must not grow).
     pub in_recovery: bool,
+    /// The sender is recovering from a timeout: the window grows, but an ECN echo does
+    /// not cut it (Linux and ns-3 react to ECE only in the open state).
+    pub in_loss: bool,
     pub rtt: Option<Time>,
     /// This ACK's RTT sample (now - the echoed send time), 0 when it carries none.
     pub rtt_sample: Time,
@@ -95,6 +112,9 @@ pub trait CongestionControl {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
         w.cwnd = w.mss;
     }
+    /// A NACK: a trimming queue cut one of this flow's segments. The shared sender has
+    /// already marked it lost; algorithms that know nothing of trimming leave the window.
+    fn on_nack(&mut self, _w: &mut Window, _nack: &AckSignal) {}
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;
     /// A data packet of `bytes` payload left the sender (window senders count epochs here).
@@ -117,6 +137,7 @@ pub enum Cc {
     Gemini(Box<Gemini>),
     Mprdma(Box<Mprdma>),
     Bbr(Box<Bbr>),
+    HotnetsDctcp(HotnetsDctcp),
 }
 
 /// Calls `$body` with `$c` bound to the algorithm inside a [`Cc`].
@@ -129,8 +150,19 @@ macro_rules! each_cc {
             Cc::Gemini($c) => $body,
             Cc::Mprdma($c) => $body,
             Cc::Bbr($c) => $body,
+            Cc::HotnetsDctcp($c) => $body,
         }
     };
+}
+
+impl Cc {
+    /// DCTCP's alpha; NaN for an algorithm without one.
+    pub fn alpha(&self) -> f64 {
+        match self {
+            Cc::Dctcp(c) => c.alpha,
+            _ => f64::NAN,
+        }
+    }
 }
 
 impl CongestionControl for Cc {
@@ -143,6 +175,9 @@ impl CongestionControl for Cc {
     }
     fn on_timeout(&mut self, w: &mut Window) {
         each_cc!(self, c => c.on_timeout(w))
+    }
+    fn on_nack(&mut self, w: &mut Window, nack: &AckSignal) {
+        each_cc!(self, c => c.on_nack(w, nack))
     }
     fn ecn_capable(&self) -> bool {
         each_cc!(self, c => c.ecn_capable())
@@ -165,7 +200,7 @@ impl Cc {
             Cc::Gemini(c) => Some(c.initial_cwnd()),
             Cc::Mprdma(c) => Some(c.initial_cwnd()),
             Cc::Bbr(c) => Some(c.initial_cwnd()),
-            Cc::NewReno(_) | Cc::Dctcp(_) => None,
+            Cc::NewReno(_) | Cc::Dctcp(_) | Cc::HotnetsDctcp(_) => None,
         }
     }
 }

@@ -18,8 +18,8 @@ impl NewReno {
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
-        if ack.ece && self.ecn && ack.snd_una > self.cwr_until && !ack.in_recovery {
-            w.reduce_to(w.cwnd / 2);
+        if ack.ece && self.ecn && ack.snd_una > self.cwr_until && !ack.in_recovery && !ack.in_loss {
+            w.ecn_cut(w.cwnd / 2);
             self.cwr_until = ack.snd_nxt;
             return;
         }

@@ -1,0 +1,36 @@
+//! `[[workload]] kind = "rpc_incast"`: the request/response incast on persistent connections.
+
+use super::fields::Ctx;
+use super::spec::WorkloadSpec;
+use super::workload::incast_parties;
+use super::MAX_TIME;
+use crate::topology::Topology;
+use crate::units::Time;
+use crate::workload::RpcIncastSpec;
+use crate::ScenarioError;
+
+pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<RpcIncastSpec, ScenarioError> {
+    let (receiver, senders, response_bytes) = incast_parties(cx, w, topo, seed, index, None)?;
+    let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
+    let gap = cx.time("gap", &w.gap, "1s")?;
+    let request_jitter = cx.time("request_jitter", &w.request_jitter, "0s")?;
+    let response_jitter = cx.time("response_jitter", &w.response_jitter, "0s")?;
+    for (key, t) in [("start", start), ("gap", gap), ("request_jitter", request_jitter), ("response_jitter", response_jitter)] {
+        if t > MAX_TIME {
+            return Err(cx.err(key, "is beyond the longest time a scenario may name"));
+        }
+    }
+    let request_bytes = cx.bytes("request_bytes", &w.request_bytes, "4B")?;
+    if request_bytes == 0 || request_bytes > 60_000 {
+        return Err(cx.err("request_bytes", "must be in 1 B ... 60 kB (one segment)"));
+    }
+    let tokens = cx.count("tokens", w.tokens, Some(0), 0, 1 << 20)? as u32;
+    if tokens == 0 && w.token_window.is_some() {
+        return Err(cx.err("token_window", "applies only with tokens > 0"));
+    }
+    let token_window = cx.bytes("token_window", &w.token_window, "64KB")?;
+    if token_window == 0 {
+        return Err(cx.err("token_window", "must be positive"));
+    }
+    Ok(RpcIncastSpec { receiver, senders, response_bytes, request_bytes, start, gap, count, request_jitter, response_jitter, tokens, token_window })
+}

@@ -1,0 +1,400 @@
+//! The request/response incast on persistent connections (`rpc_incast`), and the senders'
+//! window sampler. See `workload/rpc.rs` for the application's rules.
+//!
+//! Connections are flows created once, idle between responses (`finish` set). A burst:
+//! the receiver sends each sender a `Control` packet with `REQUEST` after its jitter; the
+//! sender, once it arrives, waits its own jitter and appends the response to its stream.
+//! Each response starts on a segment boundary (the stream skips to the next multiple of
+//! the MSS on both ends), so the fixed-MSS segmentation of the shared sender holds.
+
+use super::flow::{NEVER, NO_INCAST};
+use super::world::World;
+use crate::des::{Event, EventKind};
+use crate::ids::FlowId;
+use crate::metrics::table::{Column, Table};
+use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
+use crate::units::Time;
+use crate::workload::RpcIncastSpec;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+/// One burst of a request/response incast.
+#[derive(Clone, Debug, Default)]
+pub struct BurstRecord {
+    pub workload: u32,
+    pub burst: u32,
+    /// When the receiver decided to send the requests (BCT counts from here).
+    pub start: Time,
+    /// When the last byte of the last response arrived (0: never).
+    pub end: Time,
+    pub responses_done: u32,
+    /// Drops and marks in every queue, and retransmission timeouts of the connections,
+    /// between the start and the end (counters at the start, then the differences).
+    pub drops: u64,
+    pub marks: u64,
+    pub timeouts: u64,
+    /// Data bytes the receiver got for this burst, and those carrying CE.
+    pub rx_bytes: u64,
+    pub ce_bytes: u64,
+}
+
+/// One response (one connection in one burst).
+#[derive(Clone, Debug, Default)]
+pub struct ResponseRecord {
+    pub burst: u32,
+    pub flow: FlowId,
+    pub request_sent: Time,
+    pub write: Time,
+    pub done: Time,
+    pub start_cwnd: u64,
+    pub start_alpha: f64,
+    pub end_cwnd: u64,
+    pub timeouts: u64,
+    pub granted: bool,
+}
+
+pub struct RpcRun {
+    pub spec: RpcIncastSpec,
+    pub workload: u32,
+    rng: Xoshiro256PlusPlus,
+    /// The connection to each sender.
+    pub flows: Vec<FlowId>,
+    pub bursts: Vec<BurstRecord>,
+    pub responses: Vec<ResponseRecord>,
+    /// Per slot: the response jitter drawn for the current burst.
+    response_jitter: Vec<Time>,
+    /// Per slot: the request arrived but the previous response's last ACK has not (rare).
+    deferred: Vec<bool>,
+    /// The token scheduler: free tokens, holders, and slots waiting in request order.
+    free_tokens: u32,
+    holds_token: Vec<bool>,
+    waiting: VecDeque<u32>,
+}
+
+impl RpcRun {
+    fn current(&mut self) -> &mut BurstRecord {
+        self.bursts.last_mut().expect("a burst is running")
+    }
+
+    fn response(&mut self, slot: u32) -> &mut ResponseRecord {
+        let i = self.responses.len() - self.flows.len() + slot as usize;
+        &mut self.responses[i]
+    }
+}
+
+impl World {
+    /// Creates the connections (idle) and schedules the first burst.
+    pub(super) fn add_rpc_incast(&mut self, w: usize, spec: &RpcIncastSpec, rng: Xoshiro256PlusPlus) {
+        let run = self.rpcs.len() as u32;
+        let mut flows = Vec::with_capacity(spec.senders.len());
+        for (slot, &s) in spec.senders.iter().enumerate() {
+            let f = self.add_flow(s, spec.receiver, 0, 0, NO_INCAST);
+            let flow = &mut self.flows[f.idx()];
+            flow.rpc = run;
+            flow.rpc_slot = slot as u32;
+            flow.ideal_fct = 0;
+            // The connection was opened with a handshake: the sender starts with that RTT
+            // sample (an RTO of min_rto, not the initial 1 s) as in the artifact.
+            let syn = self.transport.header + self.transport.framing;
+            let entropy = self.flows[f.idx()].entropy;
+            let (syn_rtt, _) = self.base_rtt_and_bottleneck(s, spec.receiver, syn, entropy);
+            let flow = &mut self.flows[f.idx()];
+            flow.sender.rtt.sample(syn_rtt);
+            // Idle: nothing to send, nothing to receive.
+            flow.finish = 0;
+            flow.recv_done = 0;
+            flows.push(f);
+        }
+        let n = flows.len();
+        self.rpcs.push(RpcRun {
+            spec: spec.clone(),
+            workload: w as u32,
+            rng,
+            flows,
+            bursts: Vec::new(),
+            responses: Vec::new(),
+            response_jitter: vec![0; n],
+            deferred: vec![false; n],
+            free_tokens: spec.tokens,
+            holds_token: vec![false; n],
+            waiting: VecDeque::new(),
+        });
+        self.pending_starts += 1;
+        self.sched.at(spec.start, Event::new(EventKind::Burst, run));
+    }
+
+    /// Drops, marks (every queue) and timeouts (this run's connections) so far.
+    fn rpc_counters(&self, run: usize) -> (u64, u64, u64) {
+        let (d, m) = self.ports.iter().fold((0, 0), |(d, m), p| (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts));
+        let t = self.rpcs[run].flows.iter().map(|f| self.flows[f.idx()].sender.timeouts).sum();
+        (d, m, t)
+    }
+
+    /// A burst starts: draw both jitters of every connection and schedule the requests.
+    pub(super) fn rpc_burst(&mut self, run: usize) {
+        let now = self.sched.now();
+        let (drops, marks, timeouts) = self.rpc_counters(run);
+        let r = &mut self.rpcs[run];
+        let burst = r.bursts.len() as u32;
+        r.bursts.push(BurstRecord { workload: r.workload, burst, start: now, drops, marks, timeouts, ..Default::default() });
+        r.free_tokens = r.spec.tokens;
+        r.waiting.clear();
+        r.holds_token.iter_mut().for_each(|h| *h = false);
+        let (rq, rs) = (r.spec.request_jitter, r.spec.response_jitter);
+        for slot in 0..r.flows.len() {
+            let a = if rq > 0 { r.rng.gen_range(0..rq) } else { 0 };
+            let b = if rs > 0 { r.rng.gen_range(0..rs) } else { 0 };
+            r.response_jitter[slot] = b;
+            let f = r.flows[slot];
+            r.responses.push(ResponseRecord { burst, flow: f, ..Default::default() });
+            self.sched.at(now + a, Event::new(EventKind::Request, f.0));
+        }
+        // The burst event itself was pending; each response is pending until written.
+        self.pending_starts += r.flows.len() as u64 - 1;
+    }
+
+    /// The receiver sends one request (with a token, if the scheduler has one free).
+    pub(super) fn rpc_request(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot);
+        let r = &mut self.rpcs[run];
+        let mut fl = flags::REQUEST;
+        if r.spec.tokens > 0 {
+            if r.free_tokens > 0 {
+                r.free_tokens -= 1;
+                r.holds_token[slot as usize] = true;
+                fl |= flags::GRANT;
+            } else {
+                r.waiting.push_back(slot);
+            }
+        }
+        let granted = fl & flags::GRANT != 0;
+        let bytes = r.spec.request_bytes;
+        let rec = r.response(slot);
+        rec.request_sent = now;
+        rec.granted = granted;
+        self.send_control(f, fl, bytes);
+    }
+
+    /// A message from the receiver's application to sender `f.src` (request or grant).
+    fn send_control(&mut self, f: FlowId, fl: u8, payload: u64) {
+        let flow = &self.flows[f.idx()];
+        let ecn = if self.transport.ecn { flags::ECT } else { 0 };
+        let pkt = Packet {
+            flow: f,
+            dst: flow.src,
+            entropy: flow.entropy,
+            wire_bytes: (payload + self.transport.header + self.transport.framing) as u32,
+            payload: payload as u16,
+            kind: PacketKind::Control,
+            flags: fl | ecn,
+            seq: 0,
+            sack_start: 0,
+            sack_end: 0,
+            ts: self.sched.now(),
+            arrive_at: 0,
+            next: NIL,
+        };
+        let r = self.pool.alloc(pkt);
+        self.injected_bytes += pkt.wire_bytes as u64;
+        let nic = self.host_nic[flow.dst.idx()];
+        self.enqueue(nic, r);
+    }
+
+    /// A request or a grant reaches the sender.
+    pub(super) fn on_control(&mut self, r: PacketRef, pkt: &Packet) {
+        let now = self.sched.now();
+        self.pool.free(r);
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if let Some(hc) = &mut self.host_counters {
+            hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), &mut flow.last_bin_src);
+        }
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot as usize);
+        let rp = &self.rpcs[run];
+        if rp.spec.tokens > 0 {
+            let window = if pkt.has(flags::GRANT) { rp.spec.token_window } else { 0 };
+            self.flows[f.idx()].sender.set_rwnd(window);
+        }
+        if pkt.has(flags::REQUEST) {
+            let at = now + rp.response_jitter[slot];
+            self.sched.at(at, Event::new(EventKind::Respond, f.0));
+        } else if !self.flows[f.idx()].finished() {
+            // A window update: the held-back response may go now.
+            self.pump(f, NIL);
+            self.arm_rto(f);
+        }
+    }
+
+    /// The sender writes its response on the persistent connection.
+    pub(super) fn rpc_respond(&mut self, f: FlowId) {
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot as usize);
+        if !flow.finished() {
+            // The previous response's last ACK is still out: write once it is in.
+            self.rpcs[run].deferred[slot] = true;
+            return;
+        }
+        self.pending_starts -= 1;
+        self.write_response(f);
+    }
+
+    fn write_response(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let mss = self.transport.mss();
+        let flow = &mut self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot);
+        let bytes = self.rpcs[run].spec.response_bytes;
+        let boundary = flow.sender.size.next_multiple_of(mss);
+        flow.sender.skip_to(boundary);
+        flow.sender.append(bytes);
+        flow.receiver.skip_to(boundary);
+        flow.receiver.append(bytes);
+        flow.size = if flow.size == 0 { bytes } else { flow.size + bytes };
+        flow.finish = NEVER;
+        flow.recv_done = NEVER;
+        if flow.start == 0 {
+            flow.start = now;
+        }
+        let (cwnd, alpha, timeouts) = (flow.sender.window.cwnd, flow.sender.cc.alpha(), flow.sender.timeouts);
+        let rec = self.rpcs[run].response(slot);
+        rec.write = now;
+        rec.start_cwnd = cwnd;
+        rec.start_alpha = alpha;
+        rec.timeouts = timeouts;
+        self.active_flows += 1;
+        self.done = false;
+        self.pump(f, NIL);
+        self.arm_rto(f);
+    }
+
+    /// Counts a data segment the receiver got on a connection (for the burst's CE share).
+    #[inline]
+    pub(super) fn rpc_data(&mut self, f: FlowId, payload: u64, ce: bool) {
+        let run = self.flows[f.idx()].rpc as usize;
+        let b = self.rpcs[run].current();
+        b.rx_bytes += payload;
+        if ce {
+            b.ce_bytes += payload;
+        }
+    }
+
+    /// The receiver has the whole response: record it, pass the token on, end the burst
+    /// after the last one.
+    pub(super) fn rpc_received(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot);
+        let (cwnd, timeouts) = (flow.sender.window.cwnd, flow.sender.timeouts);
+        let r = &mut self.rpcs[run];
+        let rec = r.response(slot);
+        rec.done = now;
+        rec.end_cwnd = cwnd;
+        rec.timeouts = timeouts - rec.timeouts;
+        if r.holds_token[slot as usize] {
+            r.holds_token[slot as usize] = false;
+            match r.waiting.pop_front() {
+                Some(next) => {
+                    r.holds_token[next as usize] = true;
+                    r.response(next).granted = true;
+                    let g = r.flows[next as usize];
+                    self.send_control(g, flags::GRANT, 0);
+                }
+                None => r.free_tokens += 1,
+            }
+        }
+        let r = &mut self.rpcs[run];
+        let n = r.flows.len() as u32;
+        let b = r.current();
+        b.responses_done += 1;
+        if b.responses_done < n {
+            return;
+        }
+        b.end = now;
+        let next = b.burst + 1 < r.spec.count;
+        let gap = r.spec.gap;
+        let (drops, marks, timeouts) = self.rpc_counters(run);
+        let b = self.rpcs[run].current();
+        b.drops = drops - b.drops;
+        b.marks = marks - b.marks;
+        b.timeouts = timeouts - b.timeouts;
+        if next {
+            self.pending_starts += 1;
+            self.sched.at(now + gap, Event::new(EventKind::Burst, run as u32));
+        }
+    }
+
+    /// A connection's sender has every byte acknowledged: write a deferred response.
+    pub(super) fn rpc_finished(&mut self, f: FlowId) {
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot as usize);
+        if std::mem::take(&mut self.rpcs[run].deferred[slot]) {
+            self.pending_starts -= 1;
+            self.write_response(f);
+        }
+    }
+
+    /// Samples every active flow's window (flows started and not finished).
+    pub(super) fn sample_windows(&mut self) {
+        let now = self.sched.now();
+        let Some(ws) = &mut self.windows else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            if !f.finished() && f.start <= now {
+                ws.record(now, FlowId(i as u32), f.sender.window.cwnd, f.sender.in_flight, f.sender.cc.alpha());
+            }
+        }
+        let interval = ws.interval;
+        if self.has_work() {
+            self.sched.after(interval, Event::new(EventKind::SampleWindows, 0));
+        }
+    }
+}
+
+/// One row per burst of every request/response incast.
+pub fn bursts_table(runs: &[RpcRun]) -> Table {
+    let b: Vec<&BurstRecord> = runs.iter().flat_map(|r| r.bursts.iter()).collect();
+    let degree: Vec<u32> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.flows.len() as u32)).collect();
+    let bytes: Vec<u64> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.spec.response_bytes)).collect();
+    let done = |x: &BurstRecord| x.end != 0;
+    let u = |g: &dyn Fn(&BurstRecord) -> u64| Column::U64(b.iter().map(|x| g(x)).collect());
+    let mut t = Table::new("bursts");
+    t.push("workload", Column::U32(b.iter().map(|x| x.workload).collect()))
+        .push("burst", Column::U32(b.iter().map(|x| x.burst).collect()))
+        .push("degree", Column::U32(degree))
+        .push("response_bytes", Column::U64(bytes))
+        .push("start_ps", u(&|x| x.start))
+        .push("end_ps", u(&|x| x.end))
+        .push("bct_ps", u(&|x| if done(x) { x.end - x.start } else { 0 }))
+        .push("responses_done", Column::U32(b.iter().map(|x| x.responses_done).collect()))
+        .push("drops", u(&|x| if done(x) { x.drops } else { 0 }))
+        .push("marks", u(&|x| if done(x) { x.marks } else { 0 }))
+        .push("timeouts", u(&|x| if done(x) { x.timeouts } else { 0 }))
+        .push("rx_bytes", u(&|x| x.rx_bytes))
+        .push("ce_bytes", u(&|x| x.ce_bytes))
+        .push("completed", Column::Bool(b.iter().map(|x| done(x)).collect()));
+    t
+}
+
+/// One row per response: every connection in every burst.
+pub fn responses_table(w: &World, names: &[String]) -> Table {
+    let rows: Vec<(u32, &ResponseRecord)> = w.rpcs.iter().flat_map(|r| r.responses.iter().map(move |x| (r.workload, x))).collect();
+    let u = |g: &dyn Fn(&ResponseRecord) -> u64| Column::U64(rows.iter().map(|(_, x)| g(x)).collect());
+    let done = |x: &ResponseRecord| x.done != 0;
+    let mut t = Table::new("responses");
+    t.push("workload", Column::U32(rows.iter().map(|(wl, _)| *wl).collect()))
+        .push("burst", Column::U32(rows.iter().map(|(_, x)| x.burst).collect()))
+        .push("flow_id", u(&|x| x.flow.0 as u64))
+        .push("src_name", Column::Str(rows.iter().map(|(_, x)| names[w.flows[x.flow.idx()].src.idx()].clone()).collect()))
+        .push("request_ps", u(&|x| x.request_sent))
+        .push("write_ps", u(&|x| x.write))
+        .push("done_ps", u(&|x| x.done))
+        .push("start_cwnd_bytes", u(&|x| x.start_cwnd))
+        .push("start_alpha", Column::F64(rows.iter().map(|(_, x)| x.start_alpha).collect()))
+        .push("end_cwnd_bytes", u(&|x| x.end_cwnd))
+        .push("timeouts", u(&|x| if done(x) { x.timeouts } else { 0 }))
+        .push("granted", Column::Bool(rows.iter().map(|(_, x)| x.granted).collect()))
+        .push("completed", Column::Bool(rows.iter().map(|(_, x)| done(x)).collect()));
+    t
+}
