@@ -156,3 +156,19 @@ fn a_short_two_dc_run_completes_and_conserves() {
     // The two inter-DC flows (h0, h10) have the longer ideal: 2 x 20 us more propagation.
     assert!(ideal[0] > ideal[2] + 40_000_000 && ideal[1] > ideal[3] + 40_000_000, "{ideal:?}");
 }
+
+#[test]
+fn per_packet_rto_margins_use_each_port_class_queue() {
+    // Uno Fig 12: intra ports hold BDP_intra, inter ports 0.1 BDP_inter; RTO margins are
+    // 5 Ql_intra and 3 Ql_inter, Ql = limit x 8 / 100 Gb/s.
+    let toml = "[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\n[switch.queue]\nlimit = \"175344B\"\n[switch.inter_queue]\nlimit = \"2240051B\"\n\
+        [transport]\ncc = \"uno\"\nmtu = \"4160B\"\nheader = \"64B\"\nrto = \"per_packet\"\n";
+    let s = parse_scenario(&format!("{toml}{WL}"), &common::load_file).unwrap_or_else(|e| panic!("{e}"));
+    match s.transport.rto {
+        fanin_engine::transport::RtoMode::PerPacket { margin, margin_inter } => {
+            assert_eq!(margin, 5 * 14_027_520);
+            assert_eq!(margin_inter, 3 * 179_204_080);
+        }
+        other => panic!("{other:?}"),
+    }
+}

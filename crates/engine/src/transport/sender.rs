@@ -78,7 +78,7 @@ pub struct Sender {
     /// timeout already wrote off, so it is stale.
     last_timeout_at: Time,
     /// Bytes the sender may send so far (a relay can only forward what it has received);
-    /// `u64::MAX` (no limit) for an ordinary sender.
+    /// the flow size for an ordinary sender.
     pub available: u64,
     /// Pacer and per-packet RTO of Uno's window senders; boxed, so the others pay one
     /// pointer test per segment.
@@ -119,11 +119,11 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
-            parts: None,
             nacks: 0,
             fast_retransmit: cfg.fast_retransmit,
             last_timeout_at: 0,
             available: size,
+            parts: None,
         }
     }
 

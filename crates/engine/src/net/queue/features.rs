@@ -2,14 +2,21 @@
 //! and marking at dequeue (with the phantom queue). The hot path tests the pointer once
 //! and comes here only when some feature is on, so a queue without them runs the same
 //! code as before they existed.
+//!
+//! So that `Queue::is_empty` stays one test, a data FIFO that is empty while the control
+//! queue holds packets has `CONTROL_ONLY` as its head. Every entry point here removes the
+//! marker first and restores it last; the data FIFO is touched nowhere else.
 
 use super::control::{header_only, ControlCounters, ControlQueue};
 use super::dequeue_red::DequeueRed;
 use super::marking::MarkingConfig;
 use super::{Admission, Backlog, Queue, QueueConfig};
-use crate::packet::{flags, PacketKind, PacketPool, PacketRef};
+use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
 use crate::units::Time;
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The data FIFO's head while it is empty and the control queue is not (never a slot).
+pub const CONTROL_ONLY: PacketRef = NIL - 1;
 
 pub struct Features {
     pub control: Option<ControlQueue>,
@@ -26,8 +33,7 @@ impl Features {
         (control.is_some() || dequeue.is_some()).then(|| Box::new(Features { control, dequeue }))
     }
 
-    #[inline]
-    pub fn control_is_empty(&self) -> bool {
+    fn control_is_empty(&self) -> bool {
         self.control.as_ref().map_or(true, |c| c.is_empty())
     }
 }
@@ -35,6 +41,20 @@ impl Features {
 impl Queue {
     fn features(&mut self) -> &mut Features {
         self.features.as_mut().expect("queue features")
+    }
+
+    /// Takes the control-only marker off the data FIFO.
+    fn unmark(&mut self) {
+        if self.fifo.head == CONTROL_ONLY {
+            self.fifo.head = NIL;
+        }
+    }
+
+    /// Puts the marker on an empty data FIFO while control packets wait.
+    fn remark(&mut self) {
+        if self.fifo.head == NIL && !self.features().control_is_empty() {
+            self.fifo.head = CONTROL_ONLY;
+        }
     }
 
     /// Header-only bytes and packets waiting in the control queue.
@@ -60,6 +80,13 @@ impl Queue {
     /// rest is the ordinary admission, with trimming.
     #[inline(never)]
     pub(super) fn enqueue_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        self.unmark();
+        let admission = self.enqueue_unmarked(pool, r, now);
+        self.remark();
+        admission
+    }
+
+    fn enqueue_unmarked(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         if let Some(a) = self.arrive_featured(pool, r, now) {
             return a;
         }
@@ -72,6 +99,7 @@ impl Queue {
 
     #[inline(never)]
     pub(super) fn pass_through_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        debug_assert!(self.fifo.head == NIL, "pass-through with packets waiting");
         if let Some(a) = self.arrive_featured(pool, r, now) {
             if a == Admission::Queued {
                 let left = self.features().control.as_mut().and_then(|c| c.pop(pool));
@@ -121,6 +149,13 @@ impl Queue {
 
     #[inline(never)]
     pub(super) fn dequeue_featured(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketRef> {
+        self.unmark();
+        let r = self.dequeue_unmarked(pool, now);
+        self.remark();
+        r
+    }
+
+    fn dequeue_unmarked(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketRef> {
         let data_waiting = !self.fifo.is_empty();
         let from_control = self.features().control.as_mut().is_some_and(|c| c.serve_next(data_waiting));
         if from_control {
