@@ -123,5 +123,4 @@ def fct_bars(
         if log:
             ax.set_yscale("log")
     axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
     return fig
