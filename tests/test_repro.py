@@ -254,3 +254,14 @@ def test_every_catalog_entry_loads_and_validates() -> None:
                 assert fig.claims, f"{name}/{fig.name} has no claims"
                 if fig.sweep is not None:
                     fig.sweep.validate()
+
+
+def test_bad_override_names_the_figure(toy: Path, tmp_path: Path) -> None:
+    from fanin import ScenarioError
+
+    fig = toy / "toy" / "incast" / "figure.toml"
+    fig.write_text(fig.read_text() + '[sweep.variants]\nwarp = { "transport.cc" = "warp" }\n')
+    with pytest.raises(ScenarioError) as e:
+        repro("toy", catalog=toy, out=tmp_path / "o", jobs=1)
+    assert e.value.path == "transport.cc" and "variant=warp" in str(e.value) and "incast/figure.toml" in str(e.value)
+    assert not (tmp_path / "o").exists()

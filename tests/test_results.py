@@ -48,6 +48,7 @@ def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str,
     s.set("record.hosts", {"bin": "1ms"})
     s.set("record.queue_events", {})
     s.set("record.windows", {})
+    s.set("record.rates", {"interval": "10us"})
     r = fanin.run(s)
     # bursts and responses come with a request/response incast (tests/test_imc24.py).
     assert set(r.tables) == set(SCHEMAS) - {"bursts", "responses"}

@@ -38,6 +38,9 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("retx_bytes", _U64),
         ("timeouts", _U64),
         ("fast_recoveries", _U64),
+        ("nacks", _U64),
+        ("nacks_sent", _U64),
+        ("via", _I64),
         ("incast_id", _I64),
         ("completed", _BOOL),
     ],
@@ -52,9 +55,11 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("last_finish_ps", _U64),
         ("ict_ps", _U64),
         ("ideal_ict_ps", _U64),
+        ("last_delivery_ps", _U64),
         ("completed", _BOOL),
     ],
     "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64), ("phantom_bytes", _U64)],
+    "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64)],
     "hosts": [
         ("host", _U32),
         ("host_name", _STR),
@@ -225,6 +230,10 @@ class Results:
     @property
     def hosts(self) -> pd.DataFrame:
         return self.table("hosts")
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        return self.table("rates")
 
     @property
     def ports(self) -> pd.DataFrame:

@@ -125,6 +125,7 @@ class Sweep:
         self.set = dict(set or {})
         self.tables = None if tables is None else sorted(tables)
         self.name = name or base.name
+        self.origin = ""  # the file it was read from, for error messages
         self._check()
 
     def _check(self) -> None:
@@ -170,7 +171,7 @@ class Sweep:
                             base.set(path, value)
                         labels[col] = value
             except KeyError as e:
-                raise SweepError("", f"cannot set {e.args[0]}") from None
+                raise SweepError(self.origin, f"cannot set {e.args[0]}") from None
             for seed in self.seeds:
                 points.append(Point({**labels, _SEED: seed}, base, seed))
         return points
@@ -183,8 +184,9 @@ class Sweep:
             try:
                 p.scenario.validate()
             except ScenarioError as e:
-                where = ", ".join(f"{k}={v}" for k, v in p.labels.items() if k != _SEED)
-                raise ScenarioError(e.path, f"{e.message} (in the run {where or 'base'})", e.allowed) from None
+                where = ", ".join(f"{k}={v}" for k, v in p.labels.items() if k != _SEED) or "base"
+                of = f" of {self.origin}" if self.origin else ""
+                raise ScenarioError(e.path, f"{e.message} (in the run {where}{of})", e.allowed) from None
 
     # ------------------------------------------------------------ files
 
@@ -234,7 +236,7 @@ class Sweep:
         if not isinstance(fixed, Mapping):
             raise SweepError(f"{where}.set", "expected a table of overrides")
         try:
-            return cls(
+            sweep = cls(
                 base,
                 axes=axes(d.get("axes", {}), f"{where}.axes"),
                 zip=[axes(g, f"{where}.zip[{i}]") for i, g in enumerate(zips)],
@@ -246,6 +248,8 @@ class Sweep:
             )
         except SweepError as e:
             raise SweepError(f"{where}.{e.where}" if e.where else where, e.message) from None
+        sweep.origin = where
+        return sweep
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Sweep:

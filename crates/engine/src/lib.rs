@@ -7,12 +7,14 @@
 //!   cancelled by generation counters.
 //! - [`packet`]: a small `Copy` header, pooled and moved by index.
 //! - [`net`]: links (serialization + propagation), output queues composed from policies
-//!   (drop-tail, ECN step, RED), switches and host NICs.
-//! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree) and per-node
-//!   forwarding tables with per-flow ECMP.
+//!   (drop-tail, ECN step, RED, RED at dequeue, phantom queues, a control queue with
+//!   trimming), switches and host NICs.
+//! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree, multi-datacenter)
+//!   and per-node forwarding tables with per-flow ECMP or per-packet spraying.
 //! - [`transport`]: one reliable byte-stream sender/receiver shared by every congestion
 //!   control; [`transport::cc`] holds one file per algorithm behind one trait.
 //! - [`workload`]: incasts, periodic bursts, Poisson-from-CDF, permutation.
+//! - [`proxy`]: inter-DC incasts relayed through a naive (split) or streamlined proxy.
 //! - [`metrics`]: flow and incast records, queue series, Millisampler-style host counters,
 //!   all returned as columns.
 //! - [`scenario`]: TOML -> `Spec` -> `validate()` -> `ValidSpec` -> [`sim::Simulation`].
@@ -32,6 +34,7 @@ pub use metrics::table::{Column, Results, Table};
 pub mod des;
 pub mod net;
 pub mod packet;
+pub mod proxy;
 pub mod reliability;
 pub mod rng;
 pub mod scenario;

@@ -20,6 +20,8 @@ pub enum PacketKind {
     /// An application message from a receiver to a sender of a request/response incast:
     /// a request (`flags::REQUEST`) and/or a window grant (`flags::GRANT`).
     Control = 2,
+    /// Negative acknowledgement of one trimmed data segment (`seq`, `payload` name it).
+    Nack = 3,
 }
 
 /// ECN and TCP flag bits.
@@ -34,8 +36,8 @@ pub mod flags {
     pub const CWR: u8 = 1 << 3;
     /// This data segment is a retransmission (Millisampler counts these bytes).
     pub const RETX: u8 = 1 << 4;
-    /// A data packet cut to its header by a trimming queue: its payload was lost, its
-    /// `seq` and `payload` still say which bytes.
+    /// A data packet cut to its header by a trimming queue: `payload` still names the
+    /// segment's length, but none of its bytes arrive (the receiver answers with a NACK).
     pub const TRIMMED: u8 = 1 << 5;
     /// Control: a request for the burst's response.
     pub const REQUEST: u8 = 1 << 6;

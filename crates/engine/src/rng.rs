@@ -28,5 +28,10 @@ pub fn stream(seed: u64, kind: Stream, id: u64) -> Xoshiro256PlusPlus {
 
 /// A 32-bit value from (seed, kind, id) without building a generator (flow entropy).
 pub fn hash32(seed: u64, kind: Stream, id: u64) -> u32 {
-    (splitmix64(splitmix64(splitmix64(seed) ^ kind as u64) ^ id) >> 32) as u32
+    (hash64(seed, kind, id) >> 32) as u32
+}
+
+/// A 64-bit value from (seed, kind, id): the seed of a small per-component generator.
+pub fn hash64(seed: u64, kind: Stream, id: u64) -> u64 {
+    splitmix64(splitmix64(splitmix64(seed) ^ kind as u64) ^ id)
 }

@@ -75,7 +75,7 @@ fn generate(seed: u64) -> Generated {
         t += "[host.queue]\nlimit = \"30pkt\"\n";
     }
     // Transport.
-    let cc = *pick(&mut rng, &["newreno", "dctcp"]);
+    let cc = *pick(&mut rng, &["newreno", "dctcp", "hotnets_dctcp"]);
     t += &format!("[transport]\ncc = \"{cc}\"\n");
     if cc == "newreno" && rng.gen_bool(0.5) {
         t += "ecn = true\n";

@@ -13,9 +13,10 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
-const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr"];
+const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
+const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
 
 /// A small flow-size CDF served inline, so these tests need no packaged data file.
 fn loader(name: &str) -> Result<String, String> {
@@ -62,7 +63,7 @@ fn cases() -> Vec<Case> {
             format!("[topology]\nkind = \"star\"\nsendrs = 4\n{WL}"),
             "topology.sendrs",
             "unknown field",
-            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k"]),
+            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k", "preset", "dcs", "fabric", "interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]),
         ),
         case(
             "unknown field in the second workload",
@@ -82,7 +83,7 @@ fn cases() -> Vec<Case> {
         case("unknown rto kind", format!("{TOPO}[transport]\nrto = \"scan\"\n{WL}"), "transport.rto", "unknown value `scan`", Some(&["adaptive", "per_packet"])),
         case("rto margin with the adaptive timer", format!("{TOPO}[transport]\nrto_margin = \"400us\"\n{WL}"), "transport.rto_margin", "applies only with rto = \"per_packet\"", none),
         case("zero base RTT", format!("{TOPO}[transport]\ncc = \"uno\"\nbase_rtt = \"0us\"\n{WL}"), "transport.base_rtt", "must be positive", none),
-        case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree"])),
+        case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"])),
         case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
         case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
         case("rate without unit", format!("{TOPO}host_link = {{ rate = \"10\" }}\n{WL}"), "topology.host_link.rate", "has no unit", Some(RATE_UNITS)),
@@ -184,7 +185,21 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `mixed_poisson`",
             none,
         ),
+        case("UnoLB without subflows", format!("{TOPO}{WL}[routing]\nlb = \"unolb\"\nsubflows = 0\n"), "routing.subflows", "must be between 1 and 255, got 0", none),
+        case("subflows under ECMP", format!("{TOPO}{WL}[routing]\nsubflows = 4\n"), "routing.subflows", "does not apply to kind `ecmp`", none),
         case("missing [topology]", WL.to_string(), "topology", "section is required", none),
+        case("init_cwnd of zero BDPs", format!("{TOPO}[transport]\ninit_cwnd = \"0bdp\"\n{WL}"), "transport.init_cwnd", "must be a positive number", none),
+        case("min_rto in RTTs, not a number", format!("{TOPO}[transport]\nmin_rto = \"xrtt\"\n{WL}"), "transport.min_rto", "must be a positive number", none),
+        case("zero header without ack_size", format!("{TOPO}[transport]\nheader = \"0B\"\n{WL}"), "transport.header", "(0 B only with ack_size set)", none),
+        case("ack of zero bytes", format!("{TOPO}[transport]\nack_size = \"0B\"\n{WL}"), "transport.ack_size", "must be between 1 and 65535", none),
+        case("unknown NACK rule", format!("{TOPO}[transport]\ncc = \"hotnets_dctcp\"\nnack_decrease = \"half\"\n{WL}"), "transport.nack_decrease", "unknown value `half`", Some(&["mss", "as_mark"])),
+        case("NACK rule for another cc", format!("{TOPO}[transport]\nnack_decrease = \"mss\"\n{WL}"), "transport.nack_decrease", "applies only when cc = \"hotnets_dctcp\"", none),
+        case("unknown proxy scheme", format!("{TOPO}{PROXY_WL}scheme = \"relay\"\nproxy = \"s3\"\n"), "workload[0].scheme", "unknown value `relay`", Some(&["baseline", "naive", "streamlined"])),
+        case("proxy_incast without a proxy", format!("{TOPO}{PROXY_WL}"), "workload[0].proxy", "is required (this topology has no `proxies` group)", none),
+        case("proxy is the receiver", format!("{TOPO}{PROXY_WL}proxy = \"r0\"\n"), "workload[0].proxy", "must differ from the receiver", none),
+        case("proxy on a plain incast", format!("{TOPO}{WL}proxy = \"s0\"\n"), "workload[0].proxy", "does not apply to kind `incast`", none),
+        case("proxy_incast with bursts", format!("{TOPO}{PROXY_WL}proxy = \"s3\"\ncount = 2\n"), "workload[0].count", "does not apply to kind `proxy_incast`", none),
+        case("rate samples finer than 1 us", format!("{TOPO}{WL}[record]\nrates = {{ interval = \"10ns\" }}\n"), "record.rates.interval", "must be at least 1us", none),
         case("no workload", TOPO.to_string(), "workload", "at least one [[workload]] is required", Some(WORKLOAD_KINDS)),
         case("TOML syntax error", format!("{TOPO}senders = = 3\n{WL}"), "", "TOML syntax error at line 4", none),
         case("duplicate key", format!("{TOPO}senders = 5\n{WL}"), "", "line 4: duplicate key `senders`", none),
@@ -251,7 +266,47 @@ fn cases() -> Vec<Case> {
             "does not apply to kind `dequeue_red`",
             none,
         ),
-        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray"])),
+        case("unknown multi_dc preset", format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno2\"\n{WL}"), "topology.preset", "unknown value `uno2`", Some(&["hotnets25", "uno"])),
+        case(
+            "preset with another interconnect",
+            format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\ninterconnect = \"backbone\"\n{WL}"),
+            "topology.interconnect",
+            "preset `uno` uses interconnect `border`",
+            none,
+        ),
+        case(
+            "routers on a border interconnect",
+            format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\nrouters = 4\n{WL}"),
+            "topology.routers",
+            "does not apply to kind `border`",
+            none,
+        ),
+        case(
+            "multi_dc without long-haul delay",
+            format!("[topology]\nkind = \"multi_dc\"\nfabric = \"fat_tree\"\nk = 4\ninterconnect = \"border\"\n{WL}"),
+            "topology.long_haul_link.delay",
+            "is required for multi_dc without a preset",
+            none,
+        ),
+        case(
+            "multi_dc without fabric",
+            format!("[topology]\nkind = \"multi_dc\"\ninterconnect = \"border\"\nlong_haul_link = {{ delay = \"1ms\" }}\n{WL}"),
+            "topology.fabric",
+            "is required",
+            Some(&["leaf_spine", "fat_tree"]),
+        ),
+        case("one datacenter", format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\ndcs = 1\n{WL}"), "topology.dcs", "must be between 2 and 16, got 1", none),
+        case("datacenters on a star", format!("{TOPO}dcs = 2\n{WL}"), "topology.dcs", "does not apply to kind `star`", none),
+        case("inter queue without multi_dc", format!("{TOPO}[switch.inter_queue]\nlimit = \"10pkt\"\n{WL}"), "switch.inter_queue", "applies only to topology kind `multi_dc`", none),
+        case("inter queue on hosts", format!("{TOPO}[host.inter_queue]\nlimit = \"10pkt\"\n{WL}"), "host.inter_queue", "only switches have inter ports", none),
+        case(
+            "bad inter queue limit",
+            format!("[topology]\nkind = \"multi_dc\"\npreset = \"hotnets25\"\n[switch.inter_queue]\nlimit = \"0pkt\"\n{WL}"),
+            "switch.inter_queue.limit",
+            "must be positive",
+            none,
+        ),
+        case("unknown load balancer", format!("{TOPO}[routing]\nlb = \"flowlet\"\n{WL}"), "routing.lb", "unknown value `flowlet`", Some(&["ecmp", "spray", "unolb"])),
         case("trim header without trim", format!("{TOPO}[switch.queue]\ntrim_header = \"64B\"\n{WL}"), "switch.queue.trim_header", "needs trim = true", none),
         case(
             "trim header as large as a packet",

@@ -29,7 +29,7 @@ fn spec(toml: &str) -> ValidSpec {
 }
 
 /// A dumbbell whose sender side (`s*`, `tor_b`) is a second datacenter behind a 100 us core
-/// link: intra RTT 4.676 us, inter RTT 205 us.
+/// link: intra RTT 12.68 us (Uno's is 14.03 us), inter RTT 213 us.
 fn two_dc(senders: u32, receivers: u32, transport: &str, flows: &str, extra: &str, marking: &str) -> ValidSpec {
     let toml = format!(
         r#"
@@ -38,7 +38,7 @@ fn two_dc(senders: u32, receivers: u32, transport: &str, flows: &str, extra: &st
 kind = "dumbbell"
 senders = {senders}
 receivers = {receivers}
-host_link = {{ rate = "100Gbps", delay = "1us" }}
+host_link = {{ rate = "100Gbps", delay = "3us" }}
 core_link = {{ rate = "100Gbps", delay = "100us" }}
 [switch.queue]
 limit = "1000000B"
@@ -73,8 +73,8 @@ fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
         let fl = &w.flows[0];
         assert!(fl.finished(), "flow {f} did not finish");
         let (intra_rtt, inter_rtt) = w.class_rtt;
-        assert_eq!(intra_rtt, 4 * PS_PER_US + 2 * 332_800 + 2 * 5_120);
-        assert_eq!(inter_rtt, 2 * 102 * PS_PER_US + 3 * 332_800 + 3 * 5_120);
+        assert_eq!(intra_rtt, 12 * PS_PER_US + 2 * 332_800 + 2 * 5_120);
+        assert_eq!(inter_rtt, 2 * 106 * PS_PER_US + 3 * 332_800 + 3 * 5_120);
         let base = if inter { inter_rtt } else { intra_rtt };
         let fct = fl.finish - fl.start;
         let wire = fl.size.div_ceil(4096) * 4160;
@@ -89,6 +89,17 @@ fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
     }
 }
 
+/// Runs `sim` to its end; Jain's index of the flows' goodput over [from, to], and the rates.
+fn jain_over(sim: &mut Simulation, from: u64, to: u64) -> (f64, Vec<f64>) {
+    sim.run_until(from);
+    let at_from: Vec<u64> = sim.world().flows.iter().map(|f| f.sender.snd_una).collect();
+    sim.run();
+    let rates: Vec<f64> = sim.world().flows.iter().zip(&at_from).map(|(f, a)| (f.sender.snd_una - a) as f64 * 8.0 * PS_PER_SEC as f64 / (to - from) as f64).collect();
+    let sum: f64 = rates.iter().sum();
+    let sq: f64 = rates.iter().map(|r| r * r).sum();
+    (sum * sum / (rates.len() as f64 * sq), rates)
+}
+
 /// Jain's index of per-flow goodput over [from, to] for 4 inter (s0..s3) and 4 intra
 /// (r1..r4) flows into r0, under the given transport and marking.
 fn mixed_incast_jain(transport: &str, marking: &str, from: u64, to: u64) -> (f64, Vec<f64>) {
@@ -99,32 +110,28 @@ fn mixed_incast_jain(transport: &str, marking: &str, from: u64, to: u64) -> (f64
     }
     let spec = two_dc(4, 5, transport, &flows, &format!("duration = \"{}ps\"", to), marking);
     let mut sim = Simulation::new(&spec).unwrap();
-    sim.run_until(from);
-    let at_from: Vec<u64> = sim.world().flows.iter().map(|f| f.sender.snd_una).collect();
-    sim.run();
-    let rates: Vec<f64> = sim.world().flows.iter().zip(&at_from).map(|(f, a)| (f.sender.snd_una - a) as f64 * 8.0 * PS_PER_SEC as f64 / (to - from) as f64).collect();
-    let sum: f64 = rates.iter().sum();
-    let sq: f64 = rates.iter().map(|r| r * r).sum();
-    (sum * sum / (rates.len() as f64 * sq), rates)
+    jain_over(&mut sim, from, to)
 }
 
 /// Until phantom queues exist: instantaneous linear marking of the physical queue between
-/// 1 KB and 100 KB. A physical queue penalises the intra flows: any queue lifts their RTT
-/// above 1.055 base RTT (full decrease) while the inter flows still see phantom-only
-/// congestion (x 0.35), so this stand-in reaches Jain ~0.87, not Uno's 0.9.
+/// 1 KB and 100 KB. A physical queue penalises the intra flows: a few packets queued lift
+/// their RTT above 1.055 base RTT (full decrease) while the inter flows still see
+/// phantom-only congestion (x 0.35), so this stand-in converges more slowly than phantom
+/// queues do (Jain 0.87 over 30-40 ms, 0.95 over 60-80 ms; with phantom queues on the
+/// `net` branch, 0.92 and 0.985).
 const SHALLOW_RED: &str = "marking = { kind = \"red\", min = \"1KB\", max = \"100KB\", p_max = 1.0, weight = 1.0, gentle = false, wait = false }";
 
 #[test]
 fn intra_and_inter_flows_converge_under_uno_but_not_gemini() {
-    let (from, to) = (30 * PS_PER_MS, 40 * PS_PER_MS);
+    let (from, to) = (60 * PS_PER_MS, 80 * PS_PER_MS);
     let gbps = |r: &[f64]| r.iter().map(|r| (r / 1e8).round() / 10.0).collect::<Vec<_>>();
     let (uno, rates) = mixed_incast_jain("cc = \"uno\"", SHALLOW_RED, from, to);
     eprintln!("uno: Jain {uno:.3}, rates (Gbps) {:?}", gbps(&rates));
     assert!(rates.iter().sum::<f64>() > 0.9 * LINE_BPS, "UnoCC leaves the bottleneck idle");
     let (gemini, rates) = mixed_incast_jain("cc = \"gemini\"", SHALLOW_RED, from, to);
     eprintln!("gemini: Jain {gemini:.3}, rates (Gbps) {:?}", gbps(&rates));
-    assert!(uno >= 0.85, "UnoCC Jain {uno}");
-    assert!(gemini < 0.7, "Gemini Jain {gemini}");
+    assert!(uno >= 0.9, "UnoCC Jain {uno}");
+    assert!(gemini < 0.85, "Gemini Jain {gemini}");
 }
 
 #[test]
@@ -143,7 +150,7 @@ fn per_packet_rto_recovers_losses_at_a_bounded_timer_cost() {
     let (mut ops, mut tx, mut timeouts) = (0, 0, 0);
     for f in &w.flows {
         assert!(f.finished());
-        let q = f.sender.packet_rto.as_ref().unwrap();
+        let q = f.sender.packet_rto().unwrap();
         ops += q.timer_ops;
         tx += q.transmissions;
         timeouts += f.sender.timeouts;
@@ -162,7 +169,7 @@ fn a_lossless_flow_needs_few_timer_events() {
     // One timer event per RTO period, not per packet: dead entries leave in bulk.
     let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &flow("r1", "r0", "50MB"), "", "")).unwrap();
     sim.run();
-    let q = sim.world().flows[0].sender.packet_rto.as_ref().unwrap();
+    let q = sim.world().flows[0].sender.packet_rto().unwrap();
     eprintln!("{} transmissions, {} timer schedulings", q.transmissions, q.timer_ops);
     assert_eq!(q.transmissions, 50_000_000u64.div_ceil(4096));
     assert!(q.timer_ops * 100 < q.transmissions, "{} timer operations", q.timer_ops);
@@ -170,7 +177,7 @@ fn a_lossless_flow_needs_few_timer_events() {
 
 #[test]
 fn the_controller_follows_the_flow_class() {
-    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "20MB");
+    let flows = flow("r1", "r0", "5MB") + &flow("s0", "r0", "50MB");
     let transport = "cc = { intra = \"mprdma\", inter = \"bbr\" }\n[transport.mprdma]\nvariant = \"b\"";
     let mut sim = Simulation::new(&two_dc(1, 2, transport, &flows, "", "")).unwrap();
     sim.run();
@@ -181,4 +188,49 @@ fn the_controller_follows_the_flow_class() {
     // BBR found the bottleneck's rate once the intra flow was done.
     eprintln!("BBR: {:?}, {:.1} Gbps", bbr.mode, bbr.bw_bps() / 1e9);
     assert!(bbr.bw_bps() > 0.9 * LINE_BPS && bbr.bw_bps() <= 1.01 * LINE_BPS);
+}
+
+/// Fig 3 of the paper on the Uno topology (two k = 8 fat-trees, 8 WAN links of 886.5 us):
+/// inter senders h0, h10, h20, h30 and intra senders h130..h160 to h240, sprayed. UnoCC
+/// (s = 5, g = 0.65) marks from every port's phantom queue; Gemini (T = 0.1 ms) from the
+/// physical queue of intra ports at 25/75 % of the buffer. Jain's index of the per-flow
+/// rates over [from, to].
+fn fig3_jain(uno: bool, from: u64, to: u64) -> (f64, Vec<f64>) {
+    let (transport, marking) = if uno {
+        (
+            "cc = \"uno\"\n[transport.uno]\ng = 0.65",
+            "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 5 } }\n\
+             [switch.inter_queue]\nmarking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 5 } }",
+        )
+    } else {
+        ("cc = \"gemini\"\n[transport.gemini]\nt = \"0.1ms\"", "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"250000B\", max = \"750000B\" }")
+    };
+    let mut flows = String::new();
+    for s in ["h0", "h10", "h20", "h30", "h130", "h140", "h150", "h160"] {
+        flows += &flow(s, "h240", "1GB");
+    }
+    let toml = format!(
+        "duration = \"{to}ps\"\n[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\nfabric = \"fat_tree\"\ninterconnect = \"border\"\n\
+         {marking}\n[routing]\nlb = \"spray\"\n[transport]\n{UNO_PACKETS}{transport}\n{flows}"
+    );
+    let mut sim = Simulation::new(&spec(&toml)).unwrap();
+    jain_over(&mut sim, from, to)
+}
+
+/// Measured: UnoCC Jain 0.897 over 80-100 ms (0.900 over 90-100 ms), Gemini 0.554. UnoCC
+/// is far fairer than Gemini but does not reach the paper's equal 12.5 Gbps: its inter flows
+/// settle near 15.5 Gbps and its intra flows near 7.8. At ~94 % load the ToR -> h240 port
+/// keeps a few packets queued, which lifts the intra RTT samples above 1.055 base RTT
+/// (0.77 us of queue) and denies the intra flows the gentle x 0.35 decrease that the inter
+/// flows (98 us of slack) keep.
+#[test]
+fn fig3_uno_converges_on_the_uno_topology_with_phantom_queues_and_gemini_does_not() {
+    let (from, to) = (80, 100);
+    let gbps = |r: &[f64]| r.iter().map(|r| (r / 1e8).round() / 10.0).collect::<Vec<_>>();
+    let (uno, rates) = fig3_jain(true, from * PS_PER_MS, to * PS_PER_MS);
+    eprintln!("uno: Jain {uno:.3}, rates (Gbps) {:?}", gbps(&rates));
+    let (gemini, rates) = fig3_jain(false, from * PS_PER_MS, to * PS_PER_MS);
+    eprintln!("gemini: Jain {gemini:.3}, rates (Gbps) {:?}", gbps(&rates));
+    assert!(uno >= 0.85, "UnoCC Jain {uno}");
+    assert!(gemini < 0.7, "Gemini Jain {gemini}");
 }

@@ -64,6 +64,11 @@ impl RttEstimator {
         base.saturating_mul(1 << self.backoff.min(20)).min(self.max_rto)
     }
 
+    /// The timeout used before the first sample (a path-dependent start, set per flow).
+    pub fn set_initial_rto(&mut self, rto: Time) {
+        self.initial_rto = rto;
+    }
+
     pub fn back_off(&mut self) {
         self.backoff += 1;
     }

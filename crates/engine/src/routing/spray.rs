@@ -16,6 +16,8 @@ pub enum LoadBalancing {
     Ecmp,
     /// Per-packet spraying.
     Spray,
+    /// Uno's subflows (`routing/subflows.rs`).
+    UnoLb(super::UnoLbConfig),
 }
 
 pub struct Spray {

@@ -33,6 +33,7 @@ pub fn control(cx: &Ctx, q: &QueueSpec, data_limit: Option<Size>, packet: u64) -
     let c = q.control.clone().unwrap_or_default();
     let ccx = cx.at("control");
     let limit = match &c.limit {
+        Some(l) if l == "unlimited" => Size::Bytes(u64::MAX),
         Some(_) => match ccx.size("limit", &c.limit, "0B")? {
             Size::Bytes(0) | Size::Packets(0) => return Err(ccx.err("limit", "must be positive")),
             s => s,

@@ -9,8 +9,10 @@ mod control;
 mod dequeue_marking;
 mod fields;
 mod matrix;
+mod multi_dc;
 mod net;
 mod record;
+mod routing;
 mod rpc;
 mod transport;
 mod window;
@@ -26,8 +28,7 @@ use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
 
-/// `[routing] lb`: per-flow ECMP or per-packet spraying.
-pub const LB_KINDS: &[&str] = &["ecmp", "spray"];
+pub use routing::LB_KINDS;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -45,6 +46,8 @@ pub struct ValidSpec {
     pub max_duration: Time,
     pub topology: Topology,
     pub switch_queue: QueueConfig,
+    /// The queues of `inter` ports (a `multi_dc` topology's long-haul side).
+    pub inter_queue: QueueConfig,
     pub host_queue: QueueConfig,
     pub transport: TransportConfig,
     pub workloads: Vec<Workload>,
@@ -68,6 +71,8 @@ pub struct RecordConfig {
     pub queue_events: Option<Vec<PortId>>,
     /// Sampling interval of the active flows' windows.
     pub windows: Option<Time>,
+    /// Per-connection rate sampling interval.
+    pub rates: Option<Time>,
 }
 
 /// Reads and checks a scenario. `load_file(name)` returns a named file's text (a CDF).
@@ -82,10 +87,13 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let topology = net::topology(&cx.at("topology"), topology_spec)?;
     let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
-    let switch_queue = net::queue(&cx.at("switch.queue"), spec.switch.queue.as_ref(), packet, net::SWITCH_LIMIT)?;
+    let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
+    if spec.host.inter_queue.is_some() {
+        return Err(ScenarioError::new("host.inter_queue", "only switches have inter ports"));
+    }
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
     let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
-    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, host_rate)?;
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, &inter_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));
@@ -105,12 +113,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
-    let routing = RoutingConfig {
-        lb: match cx.at("routing").choice("lb", spec.routing.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
-            "spray" => LoadBalancing::Spray,
-            _ => LoadBalancing::Ecmp,
-        },
-    };
+    let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,
@@ -118,10 +121,33 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         max_duration,
         topology,
         switch_queue,
+        inter_queue,
         host_queue,
         transport,
         workloads,
         record,
         routing,
     })
+}
+
+/// `[switch.queue]` and `[switch.inter_queue]`, over a `multi_dc` preset's defaults if any.
+/// Without a preset, inter ports default to `[switch.queue]`.
+fn switch_queues(cx: &Ctx, spec: &spec::Spec, t: &spec::TopologySpec, packet: u64) -> Result<(QueueConfig, QueueConfig), ScenarioError> {
+    let given_inter = spec.switch.inter_queue.as_ref();
+    if given_inter.is_some() && t.kind.as_deref() != Some("multi_dc") {
+        return Err(ScenarioError::new("switch.inter_queue", "applies only to topology kind `multi_dc`"));
+    }
+    let (sw, inter) = match &t.preset {
+        Some(p) => {
+            let (sw, inter) = multi_dc::preset_queues(p);
+            (multi_dc::queue_over(spec.switch.queue.as_ref(), sw), Some(multi_dc::queue_over(given_inter, inter)))
+        }
+        None => (multi_dc::queue_over(spec.switch.queue.as_ref(), spec::QueueSpec::default()), given_inter.cloned()),
+    };
+    let switch_queue = net::queue(&cx.at("switch.queue"), Some(&sw), packet, net::SWITCH_LIMIT)?;
+    let inter_queue = match inter {
+        Some(q) => net::queue(&cx.at("switch.inter_queue"), Some(&q), packet, net::SWITCH_LIMIT)?,
+        None => switch_queue.clone(),
+    };
+    Ok((switch_queue, inter_queue))
 }

@@ -7,7 +7,7 @@ use crate::topology::{DumbbellParams, FatTreeParams, LeafSpineParams, LinkParams
 use crate::units::Size;
 use crate::ScenarioError;
 
-pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree"];
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"];
 pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
 pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
@@ -15,7 +15,7 @@ pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
 const DEFAULT_RATE: &str = "10Gbps";
 const DEFAULT_DELAY: &str = "1us";
 
-fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
+pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
     let Some(l) = l else { return Ok(fallback) };
     let lc = cx.at(key);
     Ok(LinkParams {
@@ -32,6 +32,10 @@ fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Resu
 
 pub fn topology(cx: &Ctx, t: &TopologySpec) -> Result<Topology, ScenarioError> {
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
+    if kind == "multi_dc" {
+        return Ok(super::multi_dc::params(cx, t)?.build());
+    }
+    cx.reject(kind, &super::multi_dc::own_fields(t))?;
     let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
     let host_link = link(cx, "host_link", t.host_link.as_ref(), default)?;
     const MAX: i64 = 1 << 20;

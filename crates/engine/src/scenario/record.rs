@@ -6,7 +6,7 @@ use super::workload::hosts;
 use super::RecordConfig;
 use crate::ids::PortId;
 use crate::topology::{NodeKind, Topology};
-use crate::units::{PS_PER_NS, PS_PER_US};
+use crate::units::{Time, PS_PER_NS, PS_PER_US};
 use crate::ScenarioError;
 
 pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig, ScenarioError> {
@@ -38,19 +38,21 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
         None => None,
         Some(q) => Some(ports(&cx.at("queue_events"), q.ports.as_ref(), topo)?),
     };
-    let windows = match &r.windows {
-        None => None,
-        Some(w) => {
-            let wc = cx.at("windows");
-            let interval = wc.time("interval", &w.interval, "10us")?;
-            // One row per active flow per sample: a finer grid only costs memory.
-            if interval < PS_PER_US {
-                return Err(wc.err("interval", "must be at least 1us"));
-            }
-            Some(interval)
-        }
-    };
-    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, queue_events, windows })
+    let windows = sample_interval(cx, "windows", r.windows.as_ref().map(|w| &w.interval), "10us")?;
+    let rates = sample_interval(cx, "rates", r.rates.as_ref().map(|w| &w.interval), "100us")?;
+    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, queue_events, windows, rates })
+}
+
+/// A per-flow trace's sampling interval, if the trace is on. Each sample visits every
+/// active flow, so a grid below 1 us only costs memory.
+fn sample_interval(cx: &Ctx, key: &str, interval: Option<&Option<String>>, default: &str) -> Result<Option<Time>, ScenarioError> {
+    let Some(interval) = interval else { return Ok(None) };
+    let c = cx.at(key);
+    let t = c.time("interval", interval, default)?;
+    if t < PS_PER_US {
+        return Err(c.err("interval", "must be at least 1us"));
+    }
+    Ok(Some(t))
 }
 
 /// `"bottleneck"` (or any named port), `"switches"` (every switch egress), `"all"`, or a

@@ -10,7 +10,7 @@ use crate::workload::RpcIncastSpec;
 use crate::ScenarioError;
 
 pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<RpcIncastSpec, ScenarioError> {
-    let (receiver, senders, response_bytes) = incast_parties(cx, w, topo, seed, index)?;
+    let (receiver, senders, response_bytes) = incast_parties(cx, w, topo, seed, index, None)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
     let gap = cx.time("gap", &w.gap, "1s")?;
     let request_jitter = cx.time("request_jitter", &w.request_jitter, "0s")?;

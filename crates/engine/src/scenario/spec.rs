@@ -28,12 +28,6 @@ pub struct Spec {
     pub routing: RoutingSpec,
 }
 
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RoutingSpec {
-    pub lb: Option<String>,
-}
-
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -56,12 +50,24 @@ pub struct TopologySpec {
     pub hosts_per_leaf: Option<i64>,
     pub fabric_link: Option<LinkSpec>,
     pub k: Option<i64>,
+    // multi_dc
+    pub preset: Option<String>,
+    pub dcs: Option<i64>,
+    pub fabric: Option<String>,
+    pub interconnect: Option<String>,
+    pub routers: Option<i64>,
+    pub border_links: Option<i64>,
+    pub wan_links: Option<i64>,
+    pub long_haul_link: Option<LinkSpec>,
+    pub border_link: Option<LinkSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
+    /// Switches only: the queues of `inter` (long-haul) ports of a `multi_dc` topology.
+    pub inter_queue: Option<QueueSpec>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -166,6 +172,9 @@ pub struct TransportSpec {
     pub rto_margin_inter: Option<String>,
     pub base_rtt: Option<String>,
     pub base_rtt_inter: Option<String>,
+    pub ack_size: Option<String>,
+    pub fast_retransmit: Option<bool>,
+    pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
     pub uno: Option<UnoSpec>,
     pub gemini: Option<GeminiSpec>,
@@ -189,6 +198,15 @@ pub struct GeminiSpec {
 #[serde(deny_unknown_fields)]
 pub struct MprdmaSpec {
     pub variant: Option<String>,
+}
+
+/// `[routing]`: how senders pick the entropy switches hash on.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub lb: Option<String>,
+    pub subflows: Option<i64>,
+    pub entropies: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -220,6 +238,9 @@ pub struct WorkloadSpec {
     pub jitter: Option<String>,
     pub period: Option<String>,
     pub count: Option<i64>,
+    // proxy_incast (and the incast fields above)
+    pub scheme: Option<String>,
+    pub proxy: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson
@@ -251,6 +272,7 @@ pub struct WorkloadSpec {
 
 impl WorkloadSpec {
     /// Every optional field by name, and whether the entry gives it (each kind reads a subset).
+    /// Keep in step with the fields above: a field missing here is accepted by every kind.
     pub fn given(&self) -> Vec<(&'static str, bool)> {
         vec![
             ("degree", self.degree.is_some()),
@@ -262,6 +284,8 @@ impl WorkloadSpec {
             ("jitter", self.jitter.is_some()),
             ("period", self.period.is_some()),
             ("count", self.count.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
             ("start", self.start.is_some()),
             ("load", self.load.is_some()),
             ("sizes", self.sizes.is_some()),
@@ -283,6 +307,8 @@ impl WorkloadSpec {
             ("request_bytes", self.request_bytes.is_some()),
             ("tokens", self.tokens.is_some()),
             ("token_window", self.token_window.is_some()),
+            ("scheme", self.scheme.is_some()),
+            ("proxy", self.proxy.is_some()),
         ]
     }
 }
@@ -295,6 +321,7 @@ pub struct RecordSpec {
     pub hosts: Option<HostRecordSpec>,
     pub queue_events: Option<QueueEventsSpec>,
     pub windows: Option<WindowsRecordSpec>,
+    pub rates: Option<RateRecordSpec>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -306,6 +333,12 @@ pub struct QueueEventsSpec {
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct WindowsRecordSpec {
+    pub interval: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RateRecordSpec {
     pub interval: Option<String>,
 }
 

@@ -2,25 +2,55 @@
 
 use super::fields::Ctx;
 use super::spec::TransportSpec;
-use crate::transport::cc::DctcpConfig;
 use super::window;
-use crate::transport::{CcKind, EcnEcho, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
+use crate::transport::cc::{DctcpConfig, NackDecrease};
+use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
 use crate::units::Size;
 use crate::ScenarioError;
 
 pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
+pub const NACK_DECREASES: &[&str] = &["mss", "as_mark"];
+
+/// A quantity given in multiples of the flow's own path (`"1bdp"`, `"3rtt"`): the
+/// multiple, or `None` when the value is an ordinary quantity.
+fn path_multiple(cx: &Ctx, key: &str, v: &Option<String>, suffix: &str) -> Result<Option<f64>, ScenarioError> {
+    let Some(s) = v.as_deref().map(str::trim) else { return Ok(None) };
+    let Some(num) = s.strip_suffix(suffix) else { return Ok(None) };
+    match num.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 1e6 => Ok(Some(x)),
+        _ => Err(cx.err(key, format!("`{s}`: the multiple of the path's {suffix} must be a positive number up to 1e6"))),
+    }
+}
+
+/// A field that may also be a multiple of the path's `suffix`: the plain string to parse
+/// (the default when it is a multiple) and the multiple.
+fn split_scaled(cx: &Ctx, key: &str, v: &Option<String>, suffix: &str) -> Result<(Option<String>, Option<f64>), ScenarioError> {
+    let m = path_multiple(cx, key, v, suffix)?;
+    Ok((if m.is_some() { None } else { v.clone() }, m))
+}
 
 pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, ScenarioError> {
     let kinds = window::cc_kinds(cx, &t.cc)?;
     let cc = kinds.0.clone();
     let window_sender = kinds.0.is_window_sender() || kinds.1.is_window_sender();
-    if cc != CcKind::Dctcp && kinds.1 != CcKind::Dctcp && t.dctcp.is_some() {
-        return Err(cx.err("dctcp", "applies only when cc = \"dctcp\""));
+    let either = |k: CcKind| kinds.0 == k || kinds.1 == k;
+    let dctcp_like = either(CcKind::Dctcp) || either(CcKind::HotnetsDctcp);
+    if !dctcp_like && t.dctcp.is_some() {
+        return Err(cx.err("dctcp", "applies only when cc = \"dctcp\" or \"hotnets_dctcp\""));
+    }
+    let nack_decrease = match cx.choice("nack_decrease", t.nack_decrease.as_deref(), Some("mss"), NACK_DECREASES)? {
+        "as_mark" => NackDecrease::AsMark,
+        _ => NackDecrease::Mss,
+    };
+    if !either(CcKind::HotnetsDctcp) && t.nack_decrease.is_some() {
+        return Err(cx.err("nack_decrease", "applies only when cc = \"hotnets_dctcp\""));
     }
     let mtu = cx.bytes("mtu", &t.mtu, "1500B")?;
     let header = cx.bytes("header", &t.header, "40B")?;
-    if header == 0 || header >= mtu {
-        return Err(cx.err("header", format!("must be positive and below mtu ({mtu} B), got {header} B")));
+    let ack_size = cx.opt_bytes("ack_size", &t.ack_size)?;
+    // A zero header (payload = the whole packet, htsim's convention) needs an explicit ACK size.
+    if (header == 0 && ack_size.is_none()) || header >= mtu {
+        return Err(cx.err("header", format!("must be positive and below mtu ({mtu} B) (0 B only with ack_size set), got {header} B")));
     }
     if mtu > 65_535 {
         return Err(cx.err("mtu", format!("must be at most 65535B, got {mtu} B")));
@@ -29,9 +59,16 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     if framing > 1 << 20 {
         return Err(cx.err("framing", "must be at most 1MiB"));
     }
+    let ack_bytes = ack_size.unwrap_or(header + framing);
+    if ack_bytes == 0 || ack_bytes > 65_535 {
+        return Err(cx.err("ack_size", format!("must be between 1 and 65535 bytes, got {ack_bytes} B")));
+    }
     let mss = mtu - header;
     let in_bytes = |s: Size| s.bytes(mss);
-    let init_cwnd = in_bytes(cx.size("init_cwnd", &t.init_cwnd, "10pkt")?);
+    let (init_cwnd_fixed, init_cwnd_bdp) = split_scaled(cx, "init_cwnd", &t.init_cwnd, "bdp")?;
+    let (min_rto_fixed, min_rto_rtts) = split_scaled(cx, "min_rto", &t.min_rto, "rtt")?;
+    let (initial_rto_fixed, initial_rto_rtts) = split_scaled(cx, "initial_rto", &t.initial_rto, "rtt")?;
+    let init_cwnd = in_bytes(cx.size("init_cwnd", &init_cwnd_fixed, "10pkt")?);
     let min_cwnd = in_bytes(cx.size("min_cwnd", &t.min_cwnd, "2pkt")?);
     if init_cwnd == 0 {
         return Err(cx.err("init_cwnd", "must be positive"));
@@ -39,8 +76,8 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     if min_cwnd == 0 {
         return Err(cx.err("min_cwnd", "must be positive"));
     }
-    let min_rto = cx.time("min_rto", &t.min_rto, "200ms")?;
-    let initial_rto = cx.time("initial_rto", &t.initial_rto, "1s")?;
+    let min_rto = cx.time("min_rto", &min_rto_fixed, "200ms")?;
+    let initial_rto = cx.time("initial_rto", &initial_rto_fixed, "1s")?;
     let max_rto = cx.time("max_rto", &t.max_rto, "60s")?;
     if min_rto == 0 {
         return Err(cx.err("min_rto", "must be positive"));
@@ -61,11 +98,11 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     };
     let ecn_cc = |k: &CcKind| *k != CcKind::NewReno;
     let ecn = t.ecn.unwrap_or(ecn_cc(&kinds.0) || ecn_cc(&kinds.1));
-    if (cc == CcKind::Dctcp || kinds.1 == CcKind::Dctcp) && !ecn {
+    if dctcp_like && !ecn {
         return Err(cx.err("ecn", "DCTCP needs ECN; remove `ecn = false` or use cc = \"newreno\""));
     }
     // Window senders and DCTCP echo each packet's CE bit on its own ACK.
-    let default_echo = if cc == CcKind::Dctcp || window_sender { "dctcp" } else { "classic" };
+    let default_echo = if dctcp_like || window_sender { "dctcp" } else { "classic" };
     let echo = match cx.choice("ecn_echo", t.ecn_echo.as_deref(), Some(default_echo), ECHO_KINDS)? {
         "dctcp" => EcnEcho::Dctcp,
         _ => EcnEcho::Classic,
@@ -74,6 +111,8 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         cc,
         cc_inter: kinds.1.clone(),
         dctcp,
+        nack_decrease,
+        path_scaled: PathScaled { init_cwnd_bdp, min_rto_rtts, initial_rto_rtts },
         uno: Default::default(),
         gemini: window::default_gemini(),
         mprdma: window::default_mprdma(),
@@ -84,6 +123,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         mtu,
         header,
         framing,
+        ack_bytes,
         ecn,
         sender: SenderConfig {
             mss,
@@ -96,6 +136,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             max_rto,
             rto_granularity: cx.time("rto_granularity", &t.rto_granularity, "0s")?,
             rwnd,
+            fast_retransmit: t.fast_retransmit.unwrap_or(true),
         },
         receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32 },
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,

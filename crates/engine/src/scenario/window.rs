@@ -10,13 +10,14 @@ use crate::transport::{CcKind, RtoMode, TransportConfig};
 use crate::units::{serialization_ps, PS_PER_MS};
 use crate::ScenarioError;
 
-pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "uno", "gemini", "mprdma", "bbr"];
+pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
 pub const RTO_KINDS: &[&str] = &["adaptive", "per_packet"];
 pub const MPRDMA_VARIANTS: &[&str] = &["a", "b"];
 
 fn kind(cx: &Ctx, key: &str, v: Option<&str>, default: &str) -> Result<CcKind, ScenarioError> {
     Ok(match cx.choice(key, v, Some(default), CC_KINDS)? {
         "newreno" => CcKind::NewReno,
+        "hotnets_dctcp" => CcKind::HotnetsDctcp,
         "uno" => CcKind::Uno,
         "gemini" => CcKind::Gemini,
         "mprdma" => CcKind::Mprdma,
@@ -101,12 +102,14 @@ pub fn default_mprdma() -> MprdmaConfig {
 
 /// The per-packet RTO margins: the scenario's, else Uno's 5 Ql (intra) and 3 more Ql
 /// (inter), Ql = the switch queue limit (always finite) drained at the host link rate.
-pub fn resolve_rto(cx: &Ctx, t: &TransportSpec, out: &mut TransportConfig, switch_queue: &QueueConfig, host_rate_bps: u64) -> Result<(), ScenarioError> {
+/// Ql_intra comes from `[switch.queue]`, Ql_inter from the inter ports' queues (Uno Fig 12
+/// sizes them apart).
+pub fn resolve_rto(cx: &Ctx, t: &TransportSpec, out: &mut TransportConfig, switch_queue: &QueueConfig, inter_queue: &QueueConfig, host_rate_bps: u64) -> Result<(), ScenarioError> {
     let RtoMode::PerPacket { .. } = out.rto else { return Ok(()) };
     let packet = out.mtu + out.framing;
-    let limit = switch_queue.limit_bytes.min(switch_queue.limit_pkts.saturating_mul(packet));
-    let ql = serialization_ps(limit, host_rate_bps);
-    let margin = |key: &str, v: &Option<String>, times: u64| -> Result<u64, ScenarioError> { Ok(cx.opt_time(key, v)?.unwrap_or(times * ql)) };
-    out.rto = RtoMode::PerPacket { margin: margin("rto_margin", &t.rto_margin, 5)?, margin_inter: margin("rto_margin_inter", &t.rto_margin_inter, 3)? };
+    let ql = |q: &QueueConfig| serialization_ps(q.limit_bytes.min(q.limit_pkts.saturating_mul(packet)), host_rate_bps);
+    let (ql_intra, ql_inter) = (ql(switch_queue), ql(inter_queue));
+    let margin = |key: &str, v: &Option<String>, times: u64, ql: u64| -> Result<u64, ScenarioError> { Ok(cx.opt_time(key, v)?.unwrap_or(times * ql)) };
+    out.rto = RtoMode::PerPacket { margin: margin("rto_margin", &t.rto_margin, 5, ql_intra)?, margin_inter: margin("rto_margin_inter", &t.rto_margin_inter, 3, ql_inter)? };
     Ok(())
 }

@@ -1,21 +1,23 @@
-//! `[[workload]]` entries: incast, poisson, permutation, flow.
+//! `[[workload]]` entries: incast, poisson, permutation, flow, proxy_incast.
 
 use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
 use super::MAX_TIME;
 use crate::ids::HostId;
+use crate::proxy::{ProxyIncastSpec, ProxyScheme, SCHEMES};
 use crate::sim::choose_senders;
 use crate::topology::Topology;
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
 /// The fields each kind reads besides `kind`; any other field it is given is an error.
 fn fields_of(kind: &str) -> &'static [&'static str] {
     const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
     match kind {
         "incast" => INCAST,
+        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
         "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start"],
         "permutation" => &["hosts", "bytes", "start"],
         "matrix" => &["file", "max_flows", "start"],
@@ -85,8 +87,9 @@ pub fn workload(
             super::rpc::rpc_incast(cx, w, topo, seed, index, start).map(Workload::RpcIncast)
         }
         "incast" => {
-            incast(cx, w, topo, seed, index, start).map(Workload::Incast)
+            incast(cx, w, topo, seed, index, start, None).map(Workload::Incast)
         }
+        "proxy_incast" => proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast),
         "poisson" => {
             poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
         }
@@ -126,9 +129,31 @@ fn positive(cx: &Ctx, key: &str, v: Option<u64>) -> Result<Option<u64>, Scenario
     Ok(v)
 }
 
-/// The receiver, the chosen senders and the bytes each sends: what `incast` and
-/// `rpc_incast` share.
-pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
+/// An incast through a proxy host. Defaults follow the paper's placement: the proxy is the
+/// first host of the topology's `proxies` group, and it is never one of the senders.
+fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<ProxyIncastSpec, ScenarioError> {
+    let scheme = match cx.choice("scheme", w.scheme.as_deref(), Some("baseline"), SCHEMES)? {
+        "naive" => ProxyScheme::Naive,
+        "streamlined" => ProxyScheme::Streamlined,
+        _ => ProxyScheme::Baseline,
+    };
+    let proxy = match &w.proxy {
+        Some(name) => host(cx, "proxy", name, topo)?,
+        None => *topo
+            .group("proxies")
+            .and_then(|g| g.first())
+            .ok_or_else(|| cx.err("proxy", "is required (this topology has no `proxies` group)"))?,
+    };
+    let incast = incast(cx, w, topo, seed, index, start, Some(proxy))?;
+    if incast.receiver == proxy {
+        return Err(cx.err("proxy", "must differ from the receiver"));
+    }
+    Ok(ProxyIncastSpec { incast, proxy, scheme })
+}
+
+/// The receiver, the chosen senders (never `exclude`, a proxy) and the bytes each sends:
+/// what `incast`, `proxy_incast` and `rpc_incast` share.
+pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, exclude: Option<HostId>) -> Result<(HostId, Vec<HostId>, u64), ScenarioError> {
     let receiver = match &w.receiver {
         Some(name) => host(cx, "receiver", name, topo)?,
         None => *topo
@@ -136,7 +161,8 @@ pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, in
             .and_then(|g| g.first())
             .ok_or_else(|| cx.err("receiver", "is required (this topology has no `receivers` group)"))?,
     };
-    let pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    let mut pool = hosts(cx, "senders", w.senders.as_ref(), "senders", topo)?;
+    pool.retain(|h| Some(*h) != exclude);
     let available = pool.iter().filter(|h| **h != receiver).count() as i64;
     let degree = cx.count("degree", w.degree, None, 1, i64::MAX)?;
     if degree as i64 > available {
@@ -155,8 +181,8 @@ pub fn incast_parties(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, in
     Ok((receiver, senders, bytes_per_sender))
 }
 
-fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<IncastSpec, ScenarioError> {
-    let (receiver, senders, bytes_per_sender) = incast_parties(cx, w, topo, seed, index)?;
+fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time, proxy: Option<HostId>) -> Result<IncastSpec, ScenarioError> {
+    let (receiver, senders, bytes_per_sender) = incast_parties(cx, w, topo, seed, index, proxy)?;
     let count = cx.count("count", w.count, Some(1), 1, 1_000_000)? as u32;
     let period = cx.opt_time("period", &w.period)?;
     if count > 1 && period.unwrap_or(0) == 0 {

@@ -1,23 +1,28 @@
 //! Building the world from a validated scenario.
 
-use super::flow::{Flow, NEVER, NO_INCAST, NO_RPC};
-use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST};
+use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
+use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueEvents, QueueSeries, WindowSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
-use crate::rng::{hash32, stream, Stream};
-use crate::routing::{Fib, LoadBalancing, Routes, Spray};
+use crate::rng::{hash32, hash64, stream, Stream};
+use crate::routing::{Fib, LoadBalancing, Routes, Spray, Subflows};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
-use crate::transport::Receiver;
+use crate::transport::{Receiver, Sender};
 use crate::units::{serialization_ps, Time};
-use crate::workload::{pick_senders, Workload};
+use crate::proxy::ProxyScheme;
+use crate::workload::{pick_senders, IncastSpec, Workload};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::ScenarioError;
 use rand::Rng;
+
+/// Marks the ids of the flows' subflow streams apart from their entropy hashes.
+const SUBFLOW_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
@@ -33,7 +38,13 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let mean_pkt = spec.transport.mtu + spec.transport.framing;
     for (id, port) in topo.ports() {
         let from_host = topo.nodes[port.from.idx()].kind == NodeKind::Host;
-        let cfg = if from_host { &spec.host_queue } else { &spec.switch_queue };
+        let cfg = if from_host {
+            &spec.host_queue
+        } else if topo.is_inter(id) {
+            &spec.inter_queue
+        } else {
+            &spec.switch_queue
+        };
         let rng = stream(spec.seed, Stream::Queue, id.0 as u64);
         ports.push(PortState::new(port.to, port.rate_bps, port.delay_ps, Queue::new(cfg, port.rate_bps, mean_pkt, rng)));
         let h = node_host[port.from.idx()];
@@ -70,6 +81,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         host_nic,
         flows: Vec::new(),
         transport: spec.transport.clone(),
+        load_balancing: spec.routing.lb,
         class_rtt: (0, 0),
         incasts: Vec::new(),
         poisson: Vec::new(),
@@ -78,6 +90,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         queue_events,
         windows,
         rpcs: Vec::new(),
+        rate_series: spec.record.rates.map(RateSeries::new),
         seed: spec.seed,
         duration: spec.duration,
         max_duration: spec.max_duration,
@@ -91,6 +104,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         record_flows: spec.record.flows,
         done: false,
         last_activity: 0,
+        has_relays: false,
+        proxy_nacks: 0,
     };
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -102,6 +117,9 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     if world.windows.is_some() {
         world.sched.at(0, Event::new(EventKind::SampleWindows, 0));
     }
+    if let Some(r) = &world.rate_series {
+        world.sched.at(r.interval, Event::new(EventKind::Sample, RATE_SAMPLE));
+    }
     Ok(world)
 }
 
@@ -111,31 +129,10 @@ impl World {
         match workload {
             Workload::Incast(inc) => {
                 for burst in 0..inc.count {
-                    let at = inc.start + burst as Time * inc.period;
-                    let id = self.incasts.len() as u32;
-                    let mut first = NEVER;
-                    let mut ideal: Time = 0;
-                    for &s in &inc.senders {
-                        let jitter = if inc.jitter > 0 { rng.gen_range(0..inc.jitter) } else { 0 };
-                        let f = self.add_flow(s, inc.receiver, inc.bytes_per_sender, at + jitter, id);
-                        self.schedule_start(f);
-                        first = first.min(at + jitter);
-                        ideal = ideal.max(self.flows[f.idx()].ideal_fct);
-                    }
-                    let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, inc.bytes_per_sender));
-                    self.incasts.push(IncastRecord {
-                        workload: w as u32,
-                        burst,
-                        receiver: inc.receiver,
-                        degree: inc.senders.len() as u32,
-                        bytes_per_sender: inc.bytes_per_sender,
-                        first_start: first,
-                        last_finish: 0,
-                        finished_flows: 0,
-                        ideal,
-                    });
+                    self.add_burst(w, inc, burst, None, &mut rng);
                 }
             }
+            Workload::ProxyIncast(p) => self.add_burst(w, &p.incast, 0, Some((p.proxy, p.scheme)), &mut rng),
             Workload::Permutation(p) => {
                 for (s, d) in p.pairs(&mut rng) {
                     let f = self.add_flow(s, d, p.bytes.unwrap_or(u64::MAX), p.start, NO_INCAST);
@@ -168,6 +165,56 @@ impl World {
         }
     }
 
+    /// One burst of an incast, straight or through a proxy.
+    fn add_burst(&mut self, w: usize, inc: &IncastSpec, burst: u32, proxy: Option<(HostId, ProxyScheme)>, rng: &mut Xoshiro256PlusPlus) {
+        let at = inc.start + burst as Time * inc.period;
+        let id = self.incasts.len() as u32;
+        let mut first = NEVER;
+        let mut ideal: Time = 0;
+        for &s in &inc.senders {
+            let jitter = if inc.jitter > 0 { rng.gen_range(0..inc.jitter) } else { 0 };
+            let f = self.add_incast_flow(s, inc.receiver, inc.bytes_per_sender, at + jitter, id, proxy);
+            first = first.min(at + jitter);
+            ideal = ideal.max(self.flows[f.idx()].ideal_fct);
+        }
+        let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, inc.bytes_per_sender));
+        self.incasts.push(IncastRecord {
+            workload: w as u32,
+            burst,
+            receiver: inc.receiver,
+            degree: inc.senders.len() as u32,
+            bytes_per_sender: inc.bytes_per_sender,
+            first_start: first,
+            last_finish: 0,
+            last_delivery: 0,
+            finished_flows: 0,
+            ideal,
+        });
+    }
+
+    /// One sender's connection(s) of an incast; returns the one whose completion counts
+    /// (for a naive proxy, proxy_S's connection to the receiver).
+    fn add_incast_flow(&mut self, s: HostId, r: HostId, bytes: u64, start: Time, incast: u32, proxy: Option<(HostId, ProxyScheme)>) -> FlowId {
+        let f = match proxy {
+            None | Some((_, ProxyScheme::Baseline)) => self.add_flow(s, r, bytes, start, incast),
+            Some((p, ProxyScheme::Streamlined)) => {
+                self.has_relays = true;
+                self.add_flow_via(s, r, p, bytes, start, incast)
+            }
+            Some((p, ProxyScheme::Naive)) => {
+                let leg = self.add_flow(s, p, bytes, start, NO_INCAST);
+                self.schedule_start(leg);
+                let f = self.add_flow(p, r, bytes, start, incast);
+                // proxy_S sends only what proxy_R has received in order.
+                self.flows[f.idx()].sender.available = 0;
+                self.flows[leg.idx()].feeds = f;
+                f
+            }
+        };
+        self.schedule_start(f);
+        f
+    }
+
     fn schedule_start(&mut self, f: FlowId) {
         self.pending_starts += 1;
         self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
@@ -175,19 +222,35 @@ impl World {
 
     /// Creates a flow (not yet started) and returns its id.
     pub(super) fn add_flow(&mut self, src: HostId, dst: HostId, size: u64, start: Time, incast: u32) -> FlowId {
+        self.add_flow_via(src, dst, NO_HOST, size, start, incast)
+    }
+
+    /// Creates a flow routed through relay `via` (or `NO_HOST`).
+    pub(super) fn add_flow_via(&mut self, src: HostId, dst: HostId, via: HostId, size: u64, start: Time, incast: u32) -> FlowId {
         let id = FlowId::from(self.flows.len());
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
         let path = self.flow_path(src, dst);
         let t = &self.transport;
-        let sender = t.new_sender(size, &path);
+        let mut sender = t.new_sender(size, &path);
+        self.scale_to_path(&mut sender, src, dst, via, entropy);
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
+        let subflows = match &self.load_balancing {
+            LoadBalancing::Ecmp | LoadBalancing::Spray => None,
+            LoadBalancing::UnoLb(cfg) => {
+                let first = self.transport.wire_bytes(self.transport.mss());
+                let (base_rtt, _) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
+                let seed = hash64(self.seed, Stream::Flow, SUBFLOW_STREAM | id.0 as u64);
+                Some(Box::new(Subflows::new(cfg, entropy, seed, start, base_rtt)))
+            }
+        };
         self.flows.push(Flow {
             src,
             dst,
             size,
             start,
             entropy,
+            subflows,
             incast,
             sender,
             receiver,
@@ -206,6 +269,9 @@ impl World {
             last_bin_dst: u32::MAX,
             rpc: NO_RPC,
             rpc_slot: 0,
+            via,
+            feeds: NO_FLOW,
+            nacks_sent: 0,
         });
         id
     }
@@ -248,10 +314,39 @@ impl World {
         (t.base_rtt.unwrap_or(intra), t.base_rtt_inter.unwrap_or(inter))
     }
 
+    /// The base RTT (a full data packet out, an ACK back, every hop) and the slowest rate
+    /// of a connection's path, through its relay if it has one.
+    pub(super) fn path_rtt(&self, src: HostId, dst: HostId, via: HostId, entropy: u32) -> (Time, u64) {
+        let full = self.transport.wire_bytes(self.transport.mss());
+        if via == NO_HOST {
+            return self.base_rtt_and_bottleneck(src, dst, full, entropy);
+        }
+        let (a, ra) = self.base_rtt_and_bottleneck(src, via, full, entropy);
+        let (b, rb) = self.base_rtt_and_bottleneck(via, dst, full, entropy);
+        (a + b, ra.min(rb))
+    }
+
+    /// Applies the transport settings given in multiples of the path's BDP or base RTT.
+    fn scale_to_path(&self, sender: &mut Sender, src: HostId, dst: HostId, via: HostId, entropy: u32) {
+        let ps = &self.transport.path_scaled;
+        if ps.init_cwnd_bdp.is_none() && ps.min_rto_rtts.is_none() && ps.initial_rto_rtts.is_none() {
+            return;
+        }
+        let (rtt, rate) = self.path_rtt(src, dst, via, entropy);
+        let scaled = |x: f64| (rtt as f64 * x).round() as Time;
+        if let Some(m) = ps.init_cwnd_bdp {
+            let bdp = rtt as f64 * rate as f64 / 8.0 / crate::units::PS_PER_SEC as f64;
+            sender.set_initial_window((bdp * m).round() as u64);
+        }
+        let min_rto = ps.min_rto_rtts.map_or(sender.rtt.min_rto, scaled);
+        let initial = ps.initial_rto_rtts.map_or(sender.rto(), scaled);
+        sender.set_rto_bounds(min_rto, initial.max(min_rto));
+    }
+
     /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.
     /// Also returns the path's slowest rate.
     pub(super) fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
-        let ack = self.transport.header + self.transport.framing;
+        let ack = self.transport.ack_bytes;
         let path = self.routes.path(&self.topo, src, dst, entropy);
         let mut rtt = 0;
         let mut bottleneck = u64::MAX;

@@ -2,7 +2,7 @@
 //! shared transport's timers. Kept beside `world.rs` in the same module so the compiler
 //! still inlines the whole per-packet path.
 
-use super::flow::{NEVER, NO_INCAST, NO_RPC};
+use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -28,9 +28,17 @@ impl World {
         let ecn = self.transport.ecn;
         let header = self.transport.header + self.transport.framing;
         let flow = &mut self.flows[f.idx()];
-        let (src, dst, entropy) = (flow.src, flow.dst, flow.entropy);
+        // A relayed connection addresses its relay, which forwards to the receiver.
+        let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
+        let src = flow.src;
         let nic = self.host_nic[src.idx()];
-        while let Some(seg) = self.flows[f.idx()].sender.next_segment(now) {
+        loop {
+            let flow = &mut self.flows[f.idx()];
+            let Some(seg) = flow.sender.next_segment(now) else { break };
+            let entropy = match &mut flow.subflows {
+                None => flow.entropy,
+                Some(s) => s.next_entropy(),
+            };
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -70,29 +78,30 @@ impl World {
             self.pool.free(spare);
         }
         let flow = &mut self.flows[f.idx()];
-        if let Some(at) = flow.sender.pace_wait.take() {
+        if let Some(at) = flow.sender.take_pace_wait() {
             self.arm_pacer(f, at);
         }
     }
 
     #[inline]
     pub(super) fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
-        if pkt.has(flags::TRIMMED) {
-            // A header carries no data. Without a NACKing transport its loss is repaired
-            // like a drop (SACK or RTO).
-            self.pool.free(r);
-            return;
-        }
         let now = self.sched.now();
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
         if let Some(hc) = &mut self.host_counters {
             hc.ingress(host, now, pkt.wire_bytes as u64, pkt.has(flags::RETX), pkt.has(flags::CE), &mut flow.last_bin_dst);
         }
+        if pkt.has(flags::TRIMMED) {
+            // Only the header arrived: ask for the segment again, at once.
+            let back = if flow.via == NO_HOST { flow.src } else { flow.via };
+            let me = flow.dst;
+            self.send_nack(r, pkt, back, me);
+            return;
+        }
         if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
             flow.dack_armed = false;
             let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            self.send_ack(f, NIL, a, ts, pkt.entropy);
         }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
@@ -101,6 +110,10 @@ impl World {
         if flow.recv_done == NEVER && flow.receiver.complete() {
             flow.recv_done = now;
             received = rpc;
+            if flow.incast != NO_INCAST {
+                let inc = &mut self.incasts[flow.incast as usize];
+                inc.last_delivery = inc.last_delivery.max(now);
+            }
         }
         if rpc {
             self.rpc_data(f, pkt.payload as u64, pkt.has(flags::CE));
@@ -109,11 +122,16 @@ impl World {
             }
         }
         let flow = &mut self.flows[f.idx()];
+        if flow.feeds != NO_FLOW {
+            let (next, have) = (flow.feeds, flow.receiver.rcv_nxt);
+            self.supply(next, have);
+        }
+        let flow = &mut self.flows[f.idx()];
         match ack {
             Some(a) => {
                 // This ACK covers anything a pending delayed ACK would have.
                 flow.dack_armed = false;
-                self.send_ack(f, r, a, pkt.ts)
+                self.send_ack(f, r, a, pkt.ts, pkt.entropy)
             }
             None => {
                 self.pool.free(r);
@@ -126,9 +144,68 @@ impl World {
         }
     }
 
-    /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
+    /// A split connection's relay has received `have` bytes in order: its onward
+    /// connection may send up to there.
+    fn supply(&mut self, f: FlowId, have: u64) {
+        let flow = &mut self.flows[f.idx()];
+        if have <= flow.sender.available || flow.finished() {
+            return;
+        }
+        flow.sender.available = have;
+        self.pump(f, NIL);
+        if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
+    }
+
+    /// Turns the trimmed data packet in slot `r` into a NACK of its segment, sent from host
+    /// `from` to host `to`. It echoes the trimmed transmission's send time, so the sender
+    /// can tell a stale NACK.
+    pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
+        self.flows[pkt.flow.idx()].nacks_sent += 1;
+        let entropy = match &mut self.spray {
+            Some(s) => s.entropy(from),
+            None => pkt.entropy,
+        };
+        let nack = Packet {
+            dst: to,
+            entropy,
+            wire_bytes: self.transport.ack_bytes as u32,
+            kind: PacketKind::Nack,
+            flags: pkt.flags & flags::ECT,
+            sack_start: 0,
+            sack_end: 0,
+            arrive_at: 0,
+            next: NIL,
+            ..*pkt
+        };
+        *self.pool.get_mut(r) = nack;
+        self.injected_bytes += nack.wire_bytes as u64;
+        let nic = self.host_nic[from.idx()];
+        self.enqueue(nic, r);
+    }
+
+    /// A NACK reached the sender: the segment is retransmitted first when the window allows.
     #[inline]
-    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time) {
+    pub(super) fn on_nack(&mut self, r: PacketRef, pkt: &Packet) {
+        let now = self.sched.now();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if flow.finished() || !flow.sender.on_nack(now, pkt.seq, pkt.ts) {
+            self.pool.free(r);
+            return;
+        }
+        self.pump(f, r);
+        if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
+    }
+
+    /// Turns slot `r` (or a new one if `NIL`) into an ACK and sends it from the receiver.
+    /// The ACK echoes `entropy`, the acknowledged data packet's (it returns on the path that
+    /// entropy picks, and tells UnoLB which subflow was heard from).
+    #[inline]
+    pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time, entropy: u32) {
         let flow = &self.flows[f.idx()];
         let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
         if a.ece {
@@ -136,13 +213,13 @@ impl World {
         }
         let entropy = match &mut self.spray {
             Some(s) => s.entropy(flow.dst),
-            None => flow.entropy,
+            None => entropy,
         };
         let ack = Packet {
             flow: f,
-            dst: flow.src,
+            dst: if flow.via == NO_HOST { flow.src } else { flow.via },
             entropy,
-            wire_bytes: (self.transport.header + self.transport.framing) as u32,
+            wire_bytes: self.transport.ack_bytes as u32,
             payload: 0,
             kind: PacketKind::Ack,
             flags: fl,
@@ -175,6 +252,9 @@ impl World {
         if flow.finished() {
             self.pool.free(r);
             return;
+        }
+        if let Some(s) = &mut flow.subflows {
+            s.on_ack(pkt.entropy, now);
         }
         let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
@@ -215,7 +295,7 @@ impl World {
     pub(super) fn arm_rto(&mut self, f: FlowId) {
         let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
-        if flow.sender.packet_rto.is_some() {
+        if flow.sender.parts.is_some() && flow.sender.packet_rto().is_some() {
             return self.arm_packet_rto(f);
         }
         if !flow.sender.outstanding() {
@@ -248,7 +328,10 @@ impl World {
             self.sched.at(at, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
             return;
         }
-        flow.sender.on_timeout();
+        flow.sender.on_timeout(now);
+        if let Some(s) = &mut flow.subflows {
+            s.on_loss_signal(now);
+        }
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -279,7 +362,7 @@ impl World {
         if flow.packet_rto_at != NEVER || flow.finished() {
             return;
         }
-        let Some(q) = &mut flow.sender.packet_rto else { return };
+        let Some(q) = flow.sender.packet_rto_mut() else { return };
         if let Some(at) = q.next_deadline() {
             q.timer_ops += 1;
             flow.packet_rto_at = at;
@@ -294,7 +377,11 @@ impl World {
         if flow.finished() {
             return;
         }
-        flow.sender.on_packet_timeouts(now);
+        if flow.sender.on_packet_timeouts(now) > 0 {
+            if let Some(s) = &mut flow.subflows {
+                s.on_loss_signal(now);
+            }
+        }
         self.pump(f, NIL);
         self.arm_packet_rto(f);
     }
@@ -317,8 +404,8 @@ impl World {
         }
         flow.dack_armed = false;
         if let Some(a) = flow.receiver.flush() {
-            let ts = flow.dack_ts;
-            self.send_ack(f, NIL, a, ts);
+            let (ts, entropy) = (flow.dack_ts, flow.entropy);
+            self.send_ack(f, NIL, a, ts, entropy);
         }
     }
 }

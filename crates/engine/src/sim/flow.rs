@@ -1,6 +1,7 @@
 //! A flow: its sender and receiver state machines, timers and the facts recorded about it.
 
-use crate::ids::HostId;
+use crate::ids::{FlowId, HostId};
+use crate::routing::Subflows;
 use crate::transport::{Receiver, Sender};
 use crate::units::Time;
 
@@ -8,6 +9,9 @@ pub const NEVER: Time = Time::MAX;
 pub const NO_INCAST: u32 = u32::MAX;
 /// `Flow::rpc` of a flow that is not a request/response connection.
 pub const NO_RPC: u32 = u32::MAX;
+/// No relay on the path / no connection fed by this one.
+pub const NO_HOST: HostId = HostId(u32::MAX);
+pub const NO_FLOW: FlowId = FlowId(u32::MAX);
 
 pub struct Flow {
     pub src: HostId,
@@ -16,6 +20,8 @@ pub struct Flow {
     pub size: u64,
     pub start: Time,
     pub entropy: u32,
+    /// UnoLB's subflows (`None` under ECMP: every packet carries `entropy`).
+    pub subflows: Option<Box<Subflows>>,
     pub incast: u32,
     pub sender: Sender,
     pub receiver: Receiver,
@@ -41,6 +47,13 @@ pub struct Flow {
     /// A request/response connection: its rpc workload run and its sender's slot there.
     pub rpc: u32,
     pub rpc_slot: u32,
+    /// A streamlined proxy this connection is routed through (`NO_HOST`: none).
+    pub via: HostId,
+    /// The connection that forwards what this one delivers (a naive proxy's split
+    /// connection: proxy_R's receiver feeds proxy_S's sender).
+    pub feeds: FlowId,
+    /// NACKs sent for this flow's trimmed segments, by its receiver or its relay.
+    pub nacks_sent: u64,
 }
 
 impl Flow {

@@ -3,6 +3,7 @@
 mod build;
 mod endpoints;
 mod flow;
+mod proxy;
 mod results;
 mod rpc;
 mod world;

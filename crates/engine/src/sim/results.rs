@@ -15,6 +15,9 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     if let Some(q) = &w.queue_series {
         tables.push(q.table(|p| w.topo.port_name(p)));
     }
+    if let Some(r) = &w.rate_series {
+        tables.push(r.table());
+    }
     if let Some(h) = &w.host_counters {
         tables.push(h.table(&host_names, end));
     }
@@ -43,6 +46,9 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("marks".to_string(), marks as f64),
         ("trims".to_string(), trims as f64),
         ("seed".to_string(), w.seed as f64),
+        ("nacks".to_string(), w.flows.iter().map(|f| f.nacks_sent).sum::<u64>() as f64),
+        ("proxy_nacks".to_string(), w.proxy_nacks as f64),
+        ("timeouts".to_string(), w.flows.iter().map(|f| f.sender.timeouts).sum::<u64>() as f64),
     ];
     Results { tables, summary }
 }
@@ -79,6 +85,9 @@ fn flows_table(w: &World, names: &[String]) -> Table {
         .push("retx_bytes", col_u64(&|x| x.sender.retx_bytes))
         .push("timeouts", col_u64(&|x| x.sender.timeouts))
         .push("fast_recoveries", col_u64(&|x| x.sender.fast_recoveries))
+        .push("nacks", col_u64(&|x| x.sender.nacks))
+        .push("nacks_sent", col_u64(&|x| x.nacks_sent))
+        .push("via", Column::I64(f.iter().map(|x| if x.via == super::flow::NO_HOST { -1 } else { x.via.0 as i64 }).collect()))
         .push("incast_id", Column::I64(f.iter().map(|x| if x.incast == NO_INCAST { -1 } else { x.incast as i64 }).collect()))
         .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()));
     t
@@ -98,6 +107,7 @@ fn incasts_table(w: &World) -> Table {
         .push("last_finish_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish } else { 0 }).collect()))
         .push("ict_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish - x.first_start } else { 0 }).collect()))
         .push("ideal_ict_ps", Column::U64(i.iter().map(|x| x.ideal).collect()))
+        .push("last_delivery_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_delivery } else { 0 }).collect()))
         .push("completed", Column::Bool(i.iter().map(done).collect()));
     t
 }

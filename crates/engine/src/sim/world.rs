@@ -4,7 +4,7 @@
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
-use crate::metrics::{HostCounters, QueueEvents, QueueSeries, WindowSeries};
+use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
@@ -13,6 +13,7 @@ use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::workload::PoissonSpec;
+use crate::routing::LoadBalancing;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 #[inline(always)]
@@ -40,6 +41,8 @@ fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
 const PREFETCH_AHEAD: usize = 2;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
+/// The `Sample` event's index for per-connection rates (0: queue depths).
+pub(super) const RATE_SAMPLE: u32 = 1;
 
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -60,6 +63,8 @@ pub struct IncastRecord {
     pub bytes_per_sender: u64,
     pub first_start: Time,
     pub last_finish: Time,
+    /// When the last byte of the last flow reached the receiver.
+    pub last_delivery: Time,
     pub finished_flows: u32,
     pub ideal: Time,
 }
@@ -88,6 +93,7 @@ pub struct World {
     pub host_nic: Vec<PortId>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    pub load_balancing: LoadBalancing,
     /// Base RTT of flows inside a datacenter and of flows across (the class references).
     pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
@@ -98,6 +104,7 @@ pub struct World {
     pub windows: Option<WindowSeries>,
     /// Request/response incasts, in workload order.
     pub rpcs: Vec<super::rpc::RpcRun>,
+    pub rate_series: Option<RateSeries>,
     pub seed: u64,
     pub duration: Option<Time>,
     pub max_duration: Time,
@@ -115,6 +122,10 @@ pub struct World {
     pub done: bool,
     /// The last packet arrival: where a drained run ends.
     pub last_activity: Time,
+    /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
+    pub has_relays: bool,
+    /// NACKs a streamlined proxy made from headers trimmed before it.
+    pub proxy_nacks: u64,
 }
 
 impl World {
@@ -173,6 +184,7 @@ impl World {
             EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
+            EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
             EventKind::Burst => self.rpc_burst(ev.index() as usize),
             EventKind::Request => self.rpc_request(FlowId(ev.index())),
@@ -210,7 +222,7 @@ impl World {
                 }
             }
             Admission::Queued => self.trace_queue(port, now),
-            Admission::Trimmed(cut) => self.dropped_bytes += cut as u64,
+            Admission::Trimmed => self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes(),
         }
     }
 
@@ -303,10 +315,15 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
+            if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
+                self.relay(HostId(host), r, &pkt);
+                return;
+            }
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
                 PacketKind::Control => self.on_control(r, &pkt),
+                PacketKind::Nack => self.on_nack(r, &pkt),
             }
         }
     }
@@ -346,6 +363,20 @@ impl World {
         }
         if self.has_work() {
             self.sched.after(interval, Event::new(EventKind::Sample, 0));
+        }
+    }
+
+    fn sample_rates(&mut self) {
+        let now = self.sched.now();
+        let Some(series) = &mut self.rate_series else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.start <= now {
+                series.record(now, i, f.sender.snd_una);
+            }
+        }
+        let interval = series.interval;
+        if self.has_work() {
+            self.sched.after(interval, Event::new(EventKind::Sample, RATE_SAMPLE));
         }
     }
 

@@ -51,7 +51,12 @@ pub struct Topology {
     pub groups: Vec<(String, Vec<HostId>)>,
     /// Named ports a recorder can refer to (`bottleneck`, ...).
     pub named_ports: Vec<(String, PortId)>,
+    /// Per port: whether it gets the `inter` (long-haul) queue configuration. Empty: none.
+    pub inter_ports: Vec<bool>,
 }
+
+/// The datacenter of a node that belongs to none (a backbone router).
+pub const NO_DC: u32 = u32::MAX;
 
 impl Topology {
     pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>) -> NodeId {
@@ -103,6 +108,11 @@ impl Topology {
 
     pub fn named_port(&self, name: &str) -> Option<PortId> {
         self.named_ports.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
+
+    /// Whether port `p` is of the `inter` class (long-haul queue configuration).
+    pub fn is_inter(&self, p: PortId) -> bool {
+        self.inter_ports.get(p.idx()).copied().unwrap_or(false)
     }
 
     /// A readable port name: `tor0->h3`.

@@ -1,4 +1,5 @@
-//! Topology graph and builders.
+//! Topology graph and builders (dumbbell, leaf-spine, fat-tree, and multi-datacenter
+//! networks joining several of them).
 //!
 //! Every builder numbers hosts before switches, so in a built topology host `h` is also node
 //! `h` (`topo.hosts[h] == NodeId(h)`); code should still go through `topo.hosts` rather than
@@ -8,11 +9,13 @@ pub mod dumbbell;
 pub mod fat_tree;
 pub mod graph;
 pub mod leaf_spine;
+pub mod multi_dc;
 
 pub use dumbbell::{dumbbell, DumbbellParams};
 pub use fat_tree::{fat_tree, FatTreeParams};
-pub use graph::{Link, Node, NodeKind, Port, Topology};
+pub use graph::{Link, Node, NodeKind, Port, Topology, NO_DC};
 pub use leaf_spine::{leaf_spine, LeafSpineParams};
+pub use multi_dc::{multi_dc, DcFabric, Interconnect, MultiDcParams};
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::units::Time;
@@ -30,6 +33,7 @@ pub enum TopologyParams {
     Dumbbell(DumbbellParams),
     LeafSpine(LeafSpineParams),
     FatTree(FatTreeParams),
+    MultiDc(MultiDcParams),
 }
 
 impl TopologyParams {
@@ -38,6 +42,7 @@ impl TopologyParams {
             TopologyParams::Dumbbell(p) => dumbbell(p),
             TopologyParams::LeafSpine(p) => leaf_spine(p),
             TopologyParams::FatTree(p) => fat_tree(p),
+            TopologyParams::MultiDc(p) => multi_dc(p),
         }
     }
 }

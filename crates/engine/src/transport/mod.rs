@@ -8,15 +8,17 @@ pub mod sender;
 
 pub use pacer::{PaceBy, Pacer};
 pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig};
-pub use sender::{AckEffect, Segment, Sender, SenderConfig};
+pub use sender::{AckEffect, Segment, Sender, SenderConfig, WindowParts};
 
 use crate::units::Time;
-use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, UnoConfig};
+use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CcKind {
     NewReno,
     Dctcp,
+    /// The proxy paper's DCTCP-like sender (`cc = "hotnets_dctcp"`).
+    HotnetsDctcp,
     Uno,
     Gemini,
     Mprdma,
@@ -40,6 +42,18 @@ pub enum RtoMode {
     PerPacket { margin: Time, margin_inter: Time },
 }
 
+/// Quantities a scenario may give in multiples of each flow's own base RTT or BDP; they
+/// are resolved when the flow is created, from its path.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathScaled {
+    /// Initial window in BDPs of the flow's path (`init_cwnd = "1bdp"`).
+    pub init_cwnd_bdp: Option<f64>,
+    /// RTO floor in base RTTs (`min_rto = "2rtt"`).
+    pub min_rto_rtts: Option<f64>,
+    /// RTO before the first RTT sample, in base RTTs (`initial_rto = "3rtt"`).
+    pub initial_rto_rtts: Option<f64>,
+}
+
 /// Everything about the transport a scenario sets, resolved to bytes and picoseconds.
 #[derive(Clone, Debug)]
 pub struct TransportConfig {
@@ -50,12 +64,17 @@ pub struct TransportConfig {
     pub uno: UnoConfig,
     pub gemini: GeminiConfig,
     pub mprdma: MprdmaConfig,
+    /// What a NACK does to a `hotnets_dctcp` window.
+    pub nack_decrease: NackDecrease,
+    pub path_scaled: PathScaled,
     /// IP packet size; MSS = mtu - header.
     pub mtu: u64,
     /// IP + TCP header bytes per packet (an ACK is this many bytes).
     pub header: u64,
     /// Bytes each frame adds on the wire beyond the IP packet (Ethernet, PPP).
     pub framing: u64,
+    /// Bytes of an ACK or NACK on the wire (header + framing unless set).
+    pub ack_bytes: u64,
     /// ECN-capable data; on by default for DCTCP, off for NewReno.
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
@@ -99,22 +118,28 @@ impl TransportConfig {
         match self.kind_for(path) {
             CcKind::NewReno => cc::Cc::NewReno(cc::NewReno::new(self.ecn)),
             CcKind::Dctcp => cc::Cc::Dctcp(cc::Dctcp::new(&self.dctcp)),
-            CcKind::Uno => cc::Cc::Uno(cc::UnoCc::new(&self.uno, path, mss)),
-            CcKind::Gemini => cc::Cc::Gemini(cc::Gemini::new(&self.gemini, path, mss)),
-            CcKind::Mprdma => cc::Cc::Mprdma(cc::Mprdma::new(&self.mprdma, path, mss)),
-            CcKind::Bbr => cc::Cc::Bbr(cc::Bbr::new(path, mss)),
+            CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
+            CcKind::Uno => cc::Cc::Uno(Box::new(cc::UnoCc::new(&self.uno, path, mss))),
+            CcKind::Gemini => cc::Cc::Gemini(Box::new(cc::Gemini::new(&self.gemini, path, mss))),
+            CcKind::Mprdma => cc::Cc::Mprdma(Box::new(cc::Mprdma::new(&self.mprdma, path, mss))),
+            CcKind::Bbr => cc::Cc::Bbr(Box::new(cc::Bbr::new(path, mss))),
         }
     }
 
     /// The sender of a `size`-byte flow on `path`, with its pacer and timer.
     pub fn new_sender(&self, size: u64, path: &FlowPath) -> Sender {
         let mut s = Sender::new(size, &self.sender, self.new_cc(path));
-        if self.pacing {
-            s.pacer = Some(Pacer::new(path.base_rtt(), self.header + self.framing));
-        }
-        if let RtoMode::PerPacket { margin, margin_inter } = self.rto {
-            let extra = if path.inter { margin_inter } else { 0 };
-            s.packet_rto = Some(crate::reliability::PacketRto::new(path.base_rtt() + margin + extra));
+        let window_sender = self.kind_for(path).is_window_sender();
+        if window_sender || self.pacing || self.rto != RtoMode::Adaptive {
+            let mut parts = WindowParts::default();
+            if self.pacing {
+                parts.pacer = Some(Pacer::new(path.base_rtt(), self.header + self.framing));
+            }
+            if let RtoMode::PerPacket { margin, margin_inter } = self.rto {
+                let extra = if path.inter { margin_inter } else { 0 };
+                parts.packet_rto = Some(crate::reliability::PacketRto::new(path.base_rtt() + margin + extra));
+            }
+            s.parts = Some(Box::new(parts));
         }
         s
     }

@@ -107,6 +107,7 @@ pub enum Workload {
     /// Drawn in full when the world is built (only the first flows by start are kept).
     MixedPoisson(MixedPoissonSpec),
     RpcIncast(RpcIncastSpec),
+    ProxyIncast(crate::proxy::ProxyIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

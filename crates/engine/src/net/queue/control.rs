@@ -46,6 +46,8 @@ pub struct ControlQueue {
     /// htsim's `_crt`: advances once per choice made while both queues wait.
     turn: u32,
     pub counters: ControlCounters,
+    /// Wire bytes the last trim cut off.
+    pub last_cut_bytes: u64,
 }
 
 /// Whether a packet belongs in the control queue: it carries no payload.
@@ -64,6 +66,7 @@ impl ControlQueue {
             trim_header_bytes: cfg.trim_header_bytes,
             turn: 0,
             counters: ControlCounters::default(),
+            last_cut_bytes: 0,
         }
     }
 
@@ -97,7 +100,7 @@ impl ControlQueue {
         true
     }
 
-    /// Cuts data packet `r` to a header and queues it. Returns the bytes cut off, or `None`
+    /// Cuts data packet `r` to a header and queues it. Returns the header's bytes, or `None`
     /// (packet untouched, to be dropped) when trimming is off or the header does not fit.
     #[cold]
     pub fn trim(&mut self, pool: &mut PacketPool, r: PacketRef) -> Option<u32> {
@@ -114,7 +117,8 @@ impl ControlQueue {
         self.counters.trimmed_bytes += before as u64;
         let queued = self.push(pool, r);
         debug_assert!(queued);
-        Some(before - header)
+        self.last_cut_bytes = (before - header) as u64;
+        Some(header)
     }
 
     /// Whether the next departure comes from this queue, given whether data waits too.

@@ -31,7 +31,7 @@ impl DequeueRed {
     }
 
     /// A data packet of `bytes` arrives (whatever becomes of it).
-    #[inline]
+    #[inline(never)]
     pub fn on_arrival(&mut self, bytes: u64, now: Time) {
         if let Some(p) = &mut self.phantom {
             p.on_arrival(bytes, now);

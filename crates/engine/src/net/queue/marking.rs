@@ -1,6 +1,5 @@
 //! Marking policies: what a queue does to an arriving packet before admission.
 
-use super::dequeue_red::{DequeueRed, DequeueRedConfig};
 use super::red::{Red, RedConfig};
 use super::Backlog;
 use crate::units::{Size, Time};
@@ -12,8 +11,9 @@ pub enum MarkingConfig {
     /// DCTCP: mark CE when the backlog ahead of the packet has reached K.
     Step { threshold: Size },
     Red(RedConfig),
-    /// RED at dequeue on the instantaneous (or phantom) queue; arrivals pass.
-    Dequeue(DequeueRedConfig),
+    /// RED at dequeue on the instantaneous or a phantom queue (a queue feature, see
+    /// [`super::DequeueRed`]); nothing happens at arrival.
+    Dequeue(super::DequeueRedConfig),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -27,22 +27,19 @@ pub enum Marking {
     None,
     Step { threshold: Size },
     Red(Box<Red>),
-    Dequeue(Box<DequeueRed>),
 }
 
 impl Marking {
     pub fn new(config: &MarkingConfig, rate_bps: u64, mean_pkt_bytes: u64, rng: Xoshiro256PlusPlus) -> Self {
         match config {
-            MarkingConfig::None => Marking::None,
+            MarkingConfig::None | MarkingConfig::Dequeue(_) => Marking::None,
             MarkingConfig::Step { threshold } => Marking::Step { threshold: *threshold },
             MarkingConfig::Red(c) => Marking::Red(Box::new(Red::new(c.clone(), rate_bps, mean_pkt_bytes, rng))),
-            MarkingConfig::Dequeue(c) => Marking::Dequeue(Box::new(DequeueRed::new(c, rate_bps, mean_pkt_bytes, rng))),
         }
     }
 
-    /// `data`: the packet carries payload (the phantom queue counts only those).
     #[inline(always)]
-    pub fn on_arrival(&mut self, backlog: Backlog, size: u64, data: bool, now: Time) -> Verdict {
+    pub fn on_arrival(&mut self, backlog: Backlog, size: u64, now: Time) -> Verdict {
         match self {
             Marking::None => Verdict::Pass,
             Marking::Step { threshold } => {
@@ -53,12 +50,6 @@ impl Marking {
                 }
             }
             Marking::Red(red) => red.on_arrival(backlog, size, now),
-            Marking::Dequeue(d) => {
-                if data {
-                    d.on_arrival(size, now);
-                }
-                Verdict::Pass
-            }
         }
     }
 

@@ -9,18 +9,20 @@
 
 mod control;
 mod dequeue_red;
+mod features;
 mod marking;
 mod phantom;
 mod red;
 
 pub use dequeue_red::{DequeueRed, DequeueRedConfig};
+use features::Features;
 pub use phantom::{Phantom, PhantomConfig, PhantomDrain};
 pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Service};
 
 pub use marking::{Marking, MarkingConfig, Verdict};
 pub use red::{Red, RedConfig};
 
-use crate::packet::{flags, Fifo, PacketKind, PacketPool, PacketRef};
+use crate::packet::{flags, Fifo, PacketPool, PacketRef};
 use crate::units::{Size, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -66,13 +68,7 @@ pub struct QueueConfig {
 
 impl QueueConfig {
     pub fn unlimited() -> Self {
-        QueueConfig {
-            limit_bytes: u64::MAX,
-            limit_pkts: u64::MAX,
-            marking: MarkingConfig::None,
-            control: None,
-            device_pkts: 0,
-        }
+        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None, device_pkts: 0 }
     }
 }
 
@@ -98,8 +94,9 @@ pub struct Queue {
     limit_bytes: u64,
     limit_pkts: u64,
     marking: Marking,
-    /// Off (`None`) costs one predictable branch per packet.
-    pub control: Option<Box<ControlQueue>>,
+    /// The optional features (control queue and trimming, marking at dequeue, phantom
+    /// queue) behind one pointer: off, each packet pays one predictable branch.
+    features: Option<Box<Features>>,
     pub counters: QueueCounters,
     /// The first `device_pkts` waiting packets sit in the device FIFO; the rest in the disc.
     device_pkts: u64,
@@ -110,8 +107,9 @@ pub struct Queue {
 pub enum Admission {
     Queued,
     Dropped,
-    /// Cut to a header and queued as a control packet; this many wire bytes were cut off.
-    Trimmed(u32),
+    /// Cut to a header and queued as a control packet (`last_trim_cut_bytes` says how
+    /// many bytes were cut off).
+    Trimmed,
 }
 
 impl Queue {
@@ -124,25 +122,18 @@ impl Queue {
             limit_bytes: config.limit_bytes,
             // The disc's limit comes on top of the device FIFO it feeds.
             limit_pkts: config.limit_pkts.saturating_add(config.device_pkts),
-            marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng),
-            control: config.control.as_ref().map(|c| Box::new(ControlQueue::new(c))),
+            marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng.clone()),
+            features: Features::new(config, rate_bps, mean_pkt_bytes, rng),
             counters: QueueCounters::default(),
             device_pkts: config.device_pkts,
         }
     }
 
+    /// No packet waits, in either queue. (A data FIFO that is empty while the control
+    /// queue is not holds a marker, see `features.rs`, so this is one test.)
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty() && self.control.as_ref().map_or(true, |c| c.is_empty())
-    }
-
-    /// Header-only bytes and packets waiting in the control queue.
-    pub fn control_backlog(&self) -> Backlog {
-        self.control.as_ref().map_or(Backlog::default(), |c| c.backlog)
-    }
-
-    pub fn control_counters(&self) -> ControlCounters {
-        self.control.as_ref().map_or(ControlCounters::default(), |c| c.counters)
+        self.fifo.is_empty()
     }
 
     /// The backlog of the queue disc alone, with a device FIFO beneath it: the disc feeds
@@ -154,7 +145,8 @@ impl Queue {
         Backlog { bytes: self.backlog.bytes, pkts: self.backlog.pkts.saturating_sub(self.device_pkts) }
     }
 
-    /// The packet that leaves next, if any.
+    /// The packet that leaves next, if any (a hint for prefetching: with a control
+    /// queue it may be the marker, whose address is never dereferenced).
     #[inline(always)]
     pub fn head(&self) -> Option<PacketRef> {
         (!self.fifo.is_empty()).then_some(self.fifo.head)
@@ -163,76 +155,64 @@ impl Queue {
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
-        if let Some(c) = &mut self.control {
-            if header_only(pool.get(r)) {
-                return admit_control(c, &mut self.counters, pool, r);
-            }
+        if self.features.is_some() {
+            return self.enqueue_featured(pool, r, now);
         }
-        let admission = self.admit(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now);
         if admission == Admission::Queued {
-            self.fifo.push(pool, r);
-            let size = pool.get(r).wire_bytes as u64;
-            self.backlog.bytes += size;
-            self.backlog.pkts += 1;
+            self.push_data(pool, r);
         }
         admission
     }
 
     /// Like `enqueue` followed at once by `dequeue`, for a packet that finds the queue
     /// empty and the transmitter idle: the same marks, drops and counters, no FIFO work.
-    #[inline]
+    #[inline(always)]
     pub fn pass_through(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         debug_assert!(self.is_empty());
-        if let Some(c) = &mut self.control {
-            if header_only(pool.get(r)) {
-                let admission = admit_control(c, &mut self.counters, pool, r);
-                let left = c.pop(pool);
-                debug_assert_eq!(left, Some(r));
-                return admission;
-            }
+        if self.features.is_some() {
+            return self.pass_through_featured(pool, r, now);
         }
-        let admission = self.admit(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now);
         if admission == Admission::Queued {
-            self.departed(pool, r, now);
+            self.departed(now);
         }
         admission
     }
 
-    /// Bookkeeping for data-queue packet `r` starting transmission at `now`: RED's idle
-    /// clock, and marking at dequeue.
+    /// RED's idle clock for a data packet starting transmission at `now`: the disc goes
+    /// idle when its last packet moves down into the device FIFO.
     #[inline(always)]
-    fn departed(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) {
-        // The disc goes idle when its last packet moves down into the device FIFO.
+    fn departed(&mut self, now: Time) {
         if self.backlog.pkts == self.device_pkts {
             self.marking.on_idle(now);
         }
-        if let Marking::Dequeue(d) = &mut self.marking {
-            mark_at_dequeue(d, &mut self.counters, pool, r, self.backlog, now);
-        }
+    }
+
+    #[inline(always)]
+    fn push_data(&mut self, pool: &mut PacketPool, r: PacketRef) {
+        self.fifo.push(pool, r);
+        let size = pool.get(r).wire_bytes as u64;
+        self.backlog.bytes += size;
+        self.backlog.pkts += 1;
     }
 
     /// The marking and admission decision, and the counters, for one arriving packet.
+    /// `TRIM`: a packet drop-tail rejects is offered to the control queue's trimming.
     #[inline(always)]
-    fn admit(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    fn admit<const TRIM: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
         // Marking (and RED's average) sees the queue disc, as in ns-3.
-        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, pkt.kind == PacketKind::Data, now);
+        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, now);
         if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
         }
         let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
         if verdict == Verdict::Drop || full {
-            if let Some(c) = &mut self.control {
-                if verdict != Verdict::Drop {
-                    if let Some(cut) = c.trim(pool, r) {
-                        let header = size - cut as u64;
-                        self.counters.enqueued_bytes += header;
-                        self.counters.enqueued_pkts += 1;
-                        return Admission::Trimmed(cut);
-                    }
-                }
+            if TRIM && verdict != Verdict::Drop && self.trim(pool, r) {
+                return Admission::Trimmed;
             }
             self.counters.dropped_bytes += size;
             self.counters.dropped_pkts += 1;
@@ -251,68 +231,28 @@ impl Queue {
         Admission::Queued
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketRef> {
-        if let Some(c) = &mut self.control {
-            if c.serve_next(!self.fifo.is_empty()) {
-                let r = c.pop(pool)?;
-                // htsim marks a trimmed header too, from the data queue's state.
-                if let Marking::Dequeue(d) = &mut self.marking {
-                    if pool.get(r).has(flags::TRIMMED) {
-                        mark_at_dequeue(d, &mut self.counters, pool, r, self.backlog, now);
-                    }
-                }
-                return Some(r);
-            }
+        if self.features.is_some() {
+            return self.dequeue_featured(pool, now);
         }
+        self.pop_data(pool, now)
+    }
+
+    #[inline(always)]
+    fn pop_data(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
         let r = self.fifo.pop(pool)?;
         self.backlog.bytes -= pool.get(r).wire_bytes as u64;
         self.backlog.pkts -= 1;
-        self.departed(pool, r, now);
+        self.departed(now);
         Some(r)
-    }
-
-    /// The phantom queue's counter at `now` (0 without one).
-    pub fn phantom_bytes(&mut self, now: Time) -> u64 {
-        match &mut self.marking {
-            Marking::Dequeue(d) => d.phantom_level(now).unwrap_or(0),
-            _ => 0,
-        }
     }
 
     /// Packets currently queued, front to back (data first, then control).
     pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
-        let control = self.control.as_ref().map(|c| c.packets(pool));
-        self.fifo.iter(pool).chain(control.into_iter().flatten())
-    }
-}
-
-/// Marks ECN-capable data packet `r` if the dequeue marker says so.
-#[inline]
-fn mark_at_dequeue(d: &mut DequeueRed, counters: &mut QueueCounters, pool: &mut PacketPool, r: PacketRef, backlog: Backlog, now: Time) {
-    let pkt = pool.get_mut(r);
-    if pkt.kind != PacketKind::Data || !pkt.has(flags::ECT) {
-        return;
-    }
-    if d.on_departure(backlog, now) && !pkt.has(flags::CE) {
-        pkt.flags |= flags::CE;
-        counters.marked_bytes += pkt.wire_bytes as u64;
-        counters.marked_pkts += 1;
-    }
-}
-
-/// Admits header-only packet `r` to the control queue: no marking, its own limit.
-#[inline(never)]
-fn admit_control(c: &mut ControlQueue, counters: &mut QueueCounters, pool: &mut PacketPool, r: PacketRef) -> Admission {
-    let size = pool.get(r).wire_bytes as u64;
-    if c.push(pool, r) {
-        counters.enqueued_bytes += size;
-        counters.enqueued_pkts += 1;
-        Admission::Queued
-    } else {
-        counters.dropped_bytes += size;
-        counters.dropped_pkts += 1;
-        Admission::Dropped
+        let control = self.features.as_ref().and_then(|f| f.control.as_ref()).map(|c| c.packets(pool));
+        let data = if self.fifo.head == features::CONTROL_ONLY { Fifo::default() } else { self.fifo };
+        data.iter(pool).chain(control.into_iter().flatten())
     }
 }
 
@@ -366,8 +306,7 @@ mod tests {
             })
             .collect();
         use Admission::*;
-        let cut = 1500 - 64;
-        assert_eq!(verdicts, [Queued, Queued, Trimmed(cut), Trimmed(cut), Trimmed(cut), Trimmed(cut), Dropped, Dropped]);
+                assert_eq!(verdicts, [Queued, Queued, Trimmed, Trimmed, Trimmed, Trimmed, Dropped, Dropped]);
         assert_eq!(q.backlog, Backlog { bytes: 3000, pkts: 2 });
         assert_eq!(q.control_backlog(), Backlog { bytes: 256, pkts: 4 });
         assert_eq!(q.control_counters(), ControlCounters { trimmed_pkts: 4, trimmed_bytes: 6000 });
@@ -390,6 +329,9 @@ mod tests {
             let r = ack(&mut pool, i);
             assert_eq!(q.enqueue(&mut pool, r, 0), Admission::Queued);
         }
+        // Control packets alone make the queue non-empty (the data FIFO's marker).
+        assert!(!q.is_empty());
+        assert_eq!(q.packets(&pool).count(), 50);
         for _ in 0..3 {
             let r = pkt(&mut pool, true);
             q.enqueue(&mut pool, r, 0);

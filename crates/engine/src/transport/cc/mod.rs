@@ -7,6 +7,7 @@ mod bbr;
 mod dctcp;
 mod gemini;
 mod mprdma;
+mod hotnets_dctcp;
 mod newreno;
 mod path;
 mod uno;
@@ -15,6 +16,7 @@ pub use bbr::{Bbr, BbrMode};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use gemini::{Gemini, GeminiConfig};
 pub use mprdma::{Mprdma, MprdmaConfig};
+pub use hotnets_dctcp::{HotnetsDctcp, NackDecrease};
 pub use newreno::NewReno;
 pub use path::FlowPath;
 pub use uno::{UnoCc, UnoConfig};
@@ -34,11 +36,13 @@ pub struct Window {
     /// The algorithm reacted to an ECN echo (entered CWR) since the sender last looked:
     /// the next data segment carries CWR, even if the window was already at its floor.
     pub ecn_reacted: bool,
+    /// The window the flow started with (some algorithms never grow beyond it).
+    pub init_cwnd: u64,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -108,6 +112,9 @@ pub trait CongestionControl {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
         w.cwnd = w.mss;
     }
+    /// A NACK: a trimming queue cut one of this flow's segments. The shared sender has
+    /// already marked it lost; algorithms that know nothing of trimming leave the window.
+    fn on_nack(&mut self, _w: &mut Window, _nack: &AckSignal) {}
     /// Whether data segments are sent ECN-capable.
     fn ecn_capable(&self) -> bool;
     /// A data packet of `bytes` payload left the sender (window senders count epochs here).
@@ -119,15 +126,18 @@ pub trait CongestionControl {
     }
 }
 
-/// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path).
+/// The algorithms, dispatched by `match` (no `Box<dyn>` on the hot path). The window
+/// senders' larger states are boxed (one allocation per flow) so that every flow's sender
+/// stays as small as DCTCP's.
 #[derive(Clone, Debug)]
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
-    Uno(UnoCc),
-    Gemini(Gemini),
-    Mprdma(Mprdma),
-    Bbr(Bbr),
+    Uno(Box<UnoCc>),
+    Gemini(Box<Gemini>),
+    Mprdma(Box<Mprdma>),
+    Bbr(Box<Bbr>),
+    HotnetsDctcp(HotnetsDctcp),
 }
 
 /// Calls `$body` with `$c` bound to the algorithm inside a [`Cc`].
@@ -140,6 +150,7 @@ macro_rules! each_cc {
             Cc::Gemini($c) => $body,
             Cc::Mprdma($c) => $body,
             Cc::Bbr($c) => $body,
+            Cc::HotnetsDctcp($c) => $body,
         }
     };
 }
@@ -165,6 +176,9 @@ impl CongestionControl for Cc {
     fn on_timeout(&mut self, w: &mut Window) {
         each_cc!(self, c => c.on_timeout(w))
     }
+    fn on_nack(&mut self, w: &mut Window, nack: &AckSignal) {
+        each_cc!(self, c => c.on_nack(w, nack))
+    }
     fn ecn_capable(&self) -> bool {
         each_cc!(self, c => c.ecn_capable())
     }
@@ -186,7 +200,7 @@ impl Cc {
             Cc::Gemini(c) => Some(c.initial_cwnd()),
             Cc::Mprdma(c) => Some(c.initial_cwnd()),
             Cc::Bbr(c) => Some(c.initial_cwnd()),
-            Cc::NewReno(_) | Cc::Dctcp(_) => None,
+            Cc::NewReno(_) | Cc::Dctcp(_) | Cc::HotnetsDctcp(_) => None,
         }
     }
 }

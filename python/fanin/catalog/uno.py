@@ -1,0 +1,126 @@
+"""Helpers for the Uno (SC '25) catalog entry: flow classes, FCT statistics and slowdowns as
+the artifact computes them, and the paper's grouped-bar figures.
+
+Hosts ``0 .. 127`` are datacenter 0 and ``128 .. 255`` datacenter 1 on the Uno topology
+(``multi_dc``, ``preset = "uno"``); a flow is *inter* when its ends lie in different ones.
+Statistics follow the artifact's scripts: mean and p99 (numpy's linear interpolation) of
+the FCT, and the slowdown ``max(1, FCT / (base RTT of the class + size x 8 / 100 Gb/s))``
+with the class base RTTs of the spec (section 0), not fanin's per-path ideal FCT.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from fanin import Results
+
+HOSTS_PER_DC = 128
+LINK_BPS = 100e9
+PACKET_BYTES = 4160
+ACK_BYTES = 64
+LINK_DELAY_S = 1e-6
+DEFAULT_WAN_DELAY_S = 886.5e-6
+SCHEMES = {"uno_ecmp": "Uno+ECMP", "uno": "Uno", "gemini": "Gemini", "mprdma_bbr": "MPRDMA+BBR"}
+CLASSES = ("all", "intra", "inter")
+
+_UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def seconds(text: str) -> float:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ps|ns|us|µs|ms|s)\s*", text)
+    if m is None:
+        raise ValueError(f"not a time: {text!r}")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def base_rtts_s(scenario_text: str) -> tuple[float, float]:
+    """(intra, inter) base RTT of the spec: a full packet out and a 64 B ACK back,
+    store-and-forward over 6 hops (intra) or 9 hops with the WAN link (inter)."""
+    topo = tomllib.loads(scenario_text).get("topology", {})
+    wan = topo.get("long_haul_link", {}).get("delay")
+    d_wan = seconds(wan) if wan else DEFAULT_WAN_DELAY_S
+    per_hop = (PACKET_BYTES + ACK_BYTES) * 8 / LINK_BPS
+    intra = 2 * 6 * LINK_DELAY_S + 6 * per_hop
+    inter = 2 * (8 * LINK_DELAY_S + d_wan) + 9 * per_hop
+    return intra, inter
+
+
+def flow_classes(flows: pd.DataFrame) -> pd.Series:
+    inter = (flows["src"] // HOSTS_PER_DC) != (flows["dst"] // HOSTS_PER_DC)
+    return inter.map({True: "inter", False: "intra"})
+
+
+def derive_fct(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+    """One row per flow class (all, intra, inter): flows, completed, mean and p99 FCT (µs)
+    and slowdown, over the completed flows."""
+    flows = results.flows
+    intra_rtt, inter_rtt = base_rtts_s(results.manifest["scenario"])
+    cls = flow_classes(flows)
+    fct_s = flows["fct_ps"].astype(float) * 1e-12
+    ideal_s = np.where(cls == "inter", inter_rtt, intra_rtt) + flows["size_bytes"] * 8 / LINK_BPS
+    d = pd.DataFrame({"class": cls, "fct_us": fct_s * 1e6, "slowdown": np.maximum(1.0, fct_s / ideal_s), "completed": flows["completed"]})
+    rows = []
+    for name in CLASSES:
+        sel = d if name == "all" else d[d["class"] == name]
+        done = sel[sel["completed"]]
+        rows.append(
+            {
+                "class": name,
+                "flows": len(sel),
+                "completed": len(done),
+                "mean_fct_us": float(done["fct_us"].mean()) if len(done) else np.nan,
+                "p99_fct_us": float(np.percentile(done["fct_us"], 99)) if len(done) else np.nan,
+                "mean_slowdown": float(done["slowdown"].mean()) if len(done) else np.nan,
+                "p99_slowdown": float(np.percentile(done["slowdown"], 99)) if len(done) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def value(df: pd.DataFrame, variant: str, cls: str, stat: str, **where: Any) -> float:
+    """One number of the sweep table: ``stat`` (a column) of ``variant`` for class ``cls``,
+    averaged over seeds and any rows matching ``where`` (axis values)."""
+    sel = df[(df["variant"] == variant) & (df["class"] == cls)]
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    if sel.empty:
+        raise KeyError(f"no runs for variant={variant}, class={cls}, {where}")
+    if (sel["completed"] < sel["flows"]).any():
+        raise ValueError(f"{variant} {cls} {where}: {int((sel['flows'] - sel['completed']).sum())} flows did not complete")
+    return float(sel[stat].mean())
+
+
+def lowest(df: pd.DataFrame, variant: str, cls: str, stat: str, **where: Any) -> bool:
+    """Whether ``variant`` has the smallest ``stat`` of all schemes in the table."""
+    schemes = [v for v in SCHEMES if v in set(df["variant"])]
+    mine = value(df, variant, cls, stat, **where)
+    return all(mine <= value(df, v, cls, stat, **where) for v in schemes if v != variant)
+
+
+def fct_bars(
+    df: pd.DataFrame, group: str, groups: Sequence[Any], stat: str, classes: Sequence[str], *, scale: float = 1.0, unit: str = "µs", log: bool = False
+) -> plt.Figure:
+    """One panel per class, bars of ``stat`` per scheme grouped by ``group`` (as the paper)."""
+    schemes = [v for v in SCHEMES if v in set(df["variant"])]
+    fig, axes = plt.subplots(1, len(classes), figsize=(3.2 * len(classes), 2.6), squeeze=False)
+    width = 0.8 / max(len(schemes), 1)
+    for ax, cls in zip(axes[0], classes, strict=True):
+        sub = df[df["class"] == cls]
+        for i, v in enumerate(schemes):
+            ys = [sub[(sub["variant"] == v) & (sub[group] == g)][stat].mean() * scale for g in groups]
+            xs = np.arange(len(groups)) + (i - (len(schemes) - 1) / 2) * width
+            ax.bar(xs, ys, width, label=SCHEMES[v])
+        ax.set_xticks(np.arange(len(groups)), [str(g) for g in groups])
+        ax.set_title(cls.capitalize(), fontsize=8)
+        ax.set_ylabel(f"{stat.replace('_', ' ')} ({unit})")
+        if log:
+            ax.set_yscale("log")
+    axes[0][0].legend(fontsize=6)
+    return fig
