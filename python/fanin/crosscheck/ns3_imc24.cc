@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <vector>
+#include <sstream>
+#include <string>
 
 namespace fanin_imc
 {
@@ -38,6 +40,13 @@ struct Rpc
     int64_t qLastPs = 0;
     double qIntegral = 0.0;
     uint64_t rtos = 0;
+    // Per sender: the last traced cwnd, ssthresh (bytes) and congestion state, and their
+    // values when each response is written (flattened burst by burst).
+    std::vector<uint32_t> cwnd, ssthresh, state;
+    std::vector<uint32_t> startCwnd, startSsthresh, startState;
+    int64_t cwndSum = 0, cwndMax = 0;
+    std::vector<int64_t> cwndMaxes;
+    std::vector<uint64_t> bottleneckDrops, bottleneckPkts, bottleneckBytes; // cumulative, at each burst's end
 };
 
 static Rpc* r = nullptr;
@@ -76,8 +85,31 @@ OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
 }
 
 static void
+OnCwnd(uint32_t i, uint32_t, uint32_t v)
+{
+    r->cwndSum += int64_t(v) - int64_t(r->cwnd[i]);
+    r->cwnd[i] = v;
+    if (r->cwndSum > r->cwndMax) { r->cwndMax = r->cwndSum; }
+}
+
+static void
+OnSsthresh(uint32_t i, uint32_t, uint32_t v)
+{
+    r->ssthresh[i] = v;
+}
+
+static void
+OnState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
+{
+    r->state[i] = uint32_t(s);
+}
+
+static void
 WriteResponse(uint32_t i)
 {
+    r->startCwnd.push_back(r->cwnd[i]);
+    r->startSsthresh.push_back(r->ssthresh[i]);
+    r->startState.push_back(r->state[i]);
     r->servers[i]->Send(Create<Packet>(uint32_t(r->response)));
 }
 
@@ -99,7 +131,11 @@ OnAccept(Ptr<Socket> s, const Address& from)
     (void)ip;
     s->SetRecvCallback(MakeCallback(&OnServerRecv));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
-    r->serverIdx[PeekPointer(s)] = uint32_t(r->servers.size());
+    uint32_t i = uint32_t(r->servers.size());
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnState, i));
+    r->serverIdx[PeekPointer(s)] = i;
     r->servers.push_back(s);
 }
 
@@ -131,6 +167,11 @@ EndBurst()
     int64_t now = Simulator::Now().GetPicoSeconds();
     OnQlen(0, r->qLen);
     r->endPs.push_back(now);
+    r->cwndMaxes.push_back(r->cwndMax);
+    r->bottleneckDrops.push_back(r->bottleneck->GetStats().nTotalDroppedPackets);
+    r->bottleneckPkts.push_back(r->bottleneck->GetStats().nTotalReceivedPackets);
+    r->bottleneckBytes.push_back(r->bottleneck->GetStats().nTotalReceivedBytes);
+    r->cwndMax = r->cwndSum;
     r->drops.push_back(TotalDrops() - r->dropsAtStart.back());
     r->meanQueue.push_back(r->qIntegral / double(now - r->burstStartPs));
     if (++r->burst < r->bursts)
@@ -175,6 +216,10 @@ Build(uint32_t n, uint64_t response, uint32_t bursts, bool fidelity, uint32_t se
     r->bursts = bursts;
     r->gapPs = 1000000000000LL;
     r->rx.assign(n, 0);
+    r->cwnd.assign(n, 10 * 1448);
+    r->cwndSum = int64_t(n) * 10 * 1448;
+    r->ssthresh.assign(n, UINT32_MAX);
+    r->state.assign(n, 0);
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(1);
     r->jitter = CreateObject<UniformRandomVariable>();
@@ -273,5 +318,27 @@ std::vector<int64_t> EndPs() { return r->endPs; }
 std::vector<uint64_t> Drops() { return r->drops; }
 std::vector<double> MeanQueue() { return r->meanQueue; }
 uint64_t Rtos() { return r->rtos; }
+std::string DropReport()
+{
+    std::ostringstream o;
+    for (uint32_t i = 0; i < r->qdiscs.GetN(); i++)
+    {
+        auto st = r->qdiscs.Get(i)->GetStats();
+        if (st.nTotalDroppedPackets > 0 || st.nTotalMarkedPackets > 0) { o << "qdisc " << i << ": " << st << "\n"; }
+    }
+    for (uint32_t i = 0; i < r->devices.GetN(); i++)
+    {
+        auto d = DynamicCast<PointToPointNetDevice>(r->devices.Get(i))->GetQueue()->GetTotalDroppedPackets();
+        if (d > 0) { o << "device " << i << ": " << d << "\n"; }
+    }
+    return o.str();
+}
+std::vector<uint64_t> BottleneckDrops() { return r->bottleneckDrops; }
+std::vector<uint64_t> BottleneckPkts() { return r->bottleneckPkts; }
+std::vector<uint64_t> BottleneckBytes() { return r->bottleneckBytes; }
+std::vector<int64_t> CwndMaxes() { return r->cwndMaxes; }
+std::vector<uint32_t> StartCwnd() { return r->startCwnd; }
+std::vector<uint32_t> StartSsthresh() { return r->startSsthresh; }
+std::vector<uint32_t> StartState() { return r->startState; }
 uint64_t Events() { return Simulator::GetEventCount(); }
 } // namespace fanin_imc

@@ -10,7 +10,7 @@
 use super::flow::{NEVER, NO_INCAST};
 use super::world::World;
 use crate::des::{Event, EventKind};
-use crate::ids::FlowId;
+use crate::ids::{FlowId, HostId};
 use crate::metrics::table::{Column, Table};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
 use crate::units::Time;
@@ -181,12 +181,32 @@ impl World {
     /// A message from the receiver's application to sender `f.src` (request or grant).
     fn send_control(&mut self, f: FlowId, fl: u8, payload: u64) {
         let flow = &self.flows[f.idx()];
+        let (from, to) = (flow.dst, flow.src);
+        let wire = payload + self.transport.header + self.transport.framing;
+        self.send_control_packet(f, from, to, fl, payload, wire);
+    }
+
+    /// The sender's pure ACK of a request. With an ACK for every segment (`delayed_ack = 1`)
+    /// a TCP stack acknowledges the request at once, before the response is written (the
+    /// response jitter is far shorter than a delayed-ACK timer, so with delayed ACKs it
+    /// rides on the response instead). These ACKs cross the bottleneck with the burst and
+    /// hold one slot each of a packet-counted queue: at 1000 flows they are what makes
+    /// every burst overflow the 1434-packet port, as in ns-3.
+    fn ack_request(&mut self, f: FlowId) {
+        let flow = &self.flows[f.idx()];
+        let (from, to) = (flow.src, flow.dst);
+        let wire = self.transport.ack_bytes;
+        self.send_control_packet(f, from, to, 0, 0, wire);
+    }
+
+    fn send_control_packet(&mut self, f: FlowId, from: HostId, to: HostId, fl: u8, payload: u64, wire_bytes: u64) {
+        let flow = &self.flows[f.idx()];
         let ecn = if self.transport.ecn { flags::ECT } else { 0 };
         let pkt = Packet {
             flow: f,
-            dst: flow.src,
+            dst: to,
             entropy: flow.entropy,
-            wire_bytes: (payload + self.transport.header + self.transport.framing) as u32,
+            wire_bytes: wire_bytes as u32,
             payload: payload as u16,
             kind: PacketKind::Control,
             flags: fl | ecn,
@@ -199,7 +219,7 @@ impl World {
         };
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
-        let nic = self.host_nic[flow.dst.idx()];
+        let nic = self.host_nic[from.idx()];
         self.enqueue(nic, r);
     }
 
@@ -209,6 +229,9 @@ impl World {
         self.pool.free(r);
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
+        if pkt.dst == flow.dst {
+            return; // a request's ACK reached the receiver: nothing more to do
+        }
         if let Some(hc) = &mut self.host_counters {
             hc.ingress(flow.src, now, pkt.wire_bytes as u64, false, pkt.has(flags::CE), &mut flow.last_bin_src);
         }
@@ -221,6 +244,9 @@ impl World {
         if pkt.has(flags::REQUEST) {
             let at = now + rp.response_jitter[slot];
             self.sched.at(at, Event::new(EventKind::Respond, f.0));
+            if pkt.payload > 0 && self.transport.receiver.delayed_ack == 1 {
+                self.ack_request(f);
+            }
         } else if !self.flows[f.idx()].finished() {
             // A window update: the held-back response may go now.
             self.pump(f, NIL);
