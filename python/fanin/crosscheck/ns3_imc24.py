@@ -14,7 +14,7 @@ burst 1 at 20 ms after the last), sends each a 4-B request after U{0..99} us; a 
 writes ceil(D x 1.25 GB/s / N) bytes U{0..99} us after the request; the next burst starts
 1 s after the last byte of the previous one.
 
-Differences left: ns-3 has PRR and sub-MSS segments, acknowledges the requests, and opens
+Differences left: ns-3 has PRR and sub-MSS segments and opens
 connections with handshakes; fanin seeds each connection's RTT estimate with the
 handshake's sample instead. Jitter streams differ (per-flow traces cannot match; compare
 statistics, as the spec says).
