@@ -243,6 +243,8 @@ impl World {
             return;
         }
         let mut first = if p.wire.is_empty() { None } else { Some((0, NIL)) };
+        // Tested once per catch-up, not per packet: tracing is off on the hot path.
+        let traced = self.queue_events.is_some();
         loop {
             let p = port_at(&mut self.ports, port);
             let start = p.busy_until;
@@ -254,8 +256,10 @@ impl World {
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
             }
-            self.trace_queue(port, start);
             let at = self.transmit(port, r, start);
+            if traced {
+                self.trace_queue(port, start);
+            }
             first.get_or_insert((at, r));
         }
         if let Some((at, r)) = first {
