@@ -83,6 +83,7 @@ fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
         // Epochs last one RTT sample x r: one intra RTT for both classes.
         let u = uno(&sim, 0);
         let period = u.last_epoch_period as f64 / intra_rtt as f64;
+        eprintln!("inter {inter}: {:.2} Gbps, epoch period {period:.3} intra RTTs, {} epochs, {} QA cuts", rate / 1e9, u.epochs, u.qa_cuts);
         assert!((0.99..1.1).contains(&period), "inter {inter}: epoch period {period} intra RTTs");
         assert!(u.epochs > 50, "{} epochs", u.epochs);
         assert_eq!(fl.sender.timeouts, 0);
