@@ -242,7 +242,9 @@ impl World {
         if p.busy_until > now || p.queue.is_empty() {
             return;
         }
-        let mut first = if p.wire.is_empty() { None } else { Some((0, NIL)) };
+        // The first packet started on an empty wire gets the port's arrival event.
+        let wire_was_empty = p.wire.is_empty();
+        let (mut first_at, mut first) = (0, NIL);
         // Tested once per catch-up, not per packet: tracing is off on the hot path.
         let traced = self.queue_events.is_some();
         loop {
@@ -260,12 +262,12 @@ impl World {
             if traced {
                 self.trace_queue(port, start);
             }
-            first.get_or_insert((at, r));
-        }
-        if let Some((at, r)) = first {
-            if r != NIL {
-                self.sched.at(at, Event::arrival(port.0, r));
+            if first == NIL {
+                (first_at, first) = (at, r);
             }
+        }
+        if wire_was_empty && first != NIL {
+            self.sched.at(first_at, Event::arrival(port.0, first));
         }
     }
 
