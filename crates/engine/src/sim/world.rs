@@ -222,8 +222,16 @@ impl World {
                 }
             }
             Admission::Queued => self.trace_queue(port, now),
-            Admission::Trimmed => self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes(),
+            Admission::Trimmed => self.trimmed(port),
         }
+    }
+
+    /// A trimmed packet's cut-off bytes count as dropped. Out of line: rare, and off the
+    /// hot path of every other packet.
+    #[cold]
+    #[inline(never)]
+    fn trimmed(&mut self, port: PortId) {
+        self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes();
     }
 
     /// Records a queue-length change on a traced port (a no-op unless `queue_events` is on).
