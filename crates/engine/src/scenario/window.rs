@@ -22,7 +22,6 @@ fn kind(cx: &Ctx, key: &str, v: Option<&str>, default: &str) -> Result<CcKind, S
         "gemini" => CcKind::Gemini,
         "mprdma" => CcKind::Mprdma,
         "bbr" => CcKind::Bbr,
-        "hotnets_dctcp" => CcKind::HotnetsDctcp,
         _ => CcKind::Dctcp,
     })
 }

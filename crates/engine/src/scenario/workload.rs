@@ -26,7 +26,6 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
             "degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "count", "start",
             "gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window",
         ],
-        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
         _ => &["src", "dst", "bytes", "start"],
     }
 }

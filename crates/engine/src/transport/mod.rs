@@ -23,8 +23,6 @@ pub enum CcKind {
     Gemini,
     Mprdma,
     Bbr,
-    /// The proxy paper's DCTCP-like sender (`cc = "hotnets_dctcp"`).
-    HotnetsDctcp,
 }
 
 impl CcKind {
@@ -125,7 +123,6 @@ impl TransportConfig {
             CcKind::Gemini => cc::Cc::Gemini(cc::Gemini::new(&self.gemini, path, mss)),
             CcKind::Mprdma => cc::Cc::Mprdma(cc::Mprdma::new(&self.mprdma, path, mss)),
             CcKind::Bbr => cc::Cc::Bbr(cc::Bbr::new(path, mss)),
-            CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
         }
     }
 
