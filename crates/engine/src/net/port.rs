@@ -30,6 +30,21 @@ pub struct PortState {
     pub rate_bps: u64,
 }
 
+// What every packet touches (up to the queue's per-packet counters) must fit the two cache
+// lines the run loop prefetches: a hot field past them costs bench_b about one more D1
+// miss per packet-hop.
+const _: () = assert!(
+    std::mem::offset_of!(PortState, queue)
+        + std::mem::offset_of!(super::queue::Queue, counters)
+        + std::mem::offset_of!(super::queue::QueueCounters, marked_bytes)
+        <= 128
+);
+// And nothing follows the counters inside `Queue` (it would sit on the third, cold line).
+const _: () = assert!(
+    std::mem::offset_of!(super::queue::Queue, counters) + std::mem::size_of::<super::queue::QueueCounters>()
+        == std::mem::size_of::<super::queue::Queue>()
+);
+
 impl PortState {
     pub fn new(to: NodeId, rate_bps: u64, delay_ps: Time, queue: Queue) -> Self {
         let exact = (8 * PS_PER_SEC) % rate_bps == 0;

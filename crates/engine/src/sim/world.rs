@@ -222,8 +222,16 @@ impl World {
                 }
             }
             Admission::Queued => self.trace_queue(port, now),
-            Admission::Trimmed => self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes(),
+            Admission::Trimmed => self.trimmed(port),
         }
+    }
+
+    /// A trimmed packet's cut-off bytes count as dropped. Out of line: rare, and off the
+    /// hot path of every other packet.
+    #[cold]
+    #[inline(never)]
+    fn trimmed(&mut self, port: PortId) {
+        self.dropped_bytes += port_at(&mut self.ports, port).queue.last_trim_cut_bytes();
     }
 
     /// Records a queue-length change on a traced port (a no-op unless `queue_events` is on).
@@ -242,7 +250,11 @@ impl World {
         if p.busy_until > now || p.queue.is_empty() {
             return;
         }
-        let mut first = if p.wire.is_empty() { None } else { Some((0, NIL)) };
+        // The first packet started on an empty wire gets the port's arrival event.
+        let wire_was_empty = p.wire.is_empty();
+        let (mut first_at, mut first) = (0, NIL);
+        // Tested once per catch-up, not per packet: tracing is off on the hot path.
+        let traced = self.queue_events.is_some();
         loop {
             let p = port_at(&mut self.ports, port);
             let start = p.busy_until;
@@ -254,14 +266,16 @@ impl World {
             if let Some(next) = p.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
             }
-            self.trace_queue(port, start);
             let at = self.transmit(port, r, start);
-            first.get_or_insert((at, r));
-        }
-        if let Some((at, r)) = first {
-            if r != NIL {
-                self.sched.at(at, Event::arrival(port.0, r));
+            if traced {
+                self.trace_queue(port, start);
             }
+            if first == NIL {
+                (first_at, first) = (at, r);
+            }
+        }
+        if wire_was_empty && first != NIL {
+            self.sched.at(first_at, Event::arrival(port.0, first));
         }
     }
 

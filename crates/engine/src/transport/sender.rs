@@ -184,7 +184,7 @@ impl Sender {
             return None;
         }
         // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
-        if (self.in_flight > 0 || window == 0) && self.in_flight + len > window {
+        if self.in_flight + len > window && (self.in_flight > 0 || window == 0) {
             return None;
         }
         if self.parts.is_some() {

@@ -1,7 +1,7 @@
 //! The queue's optional features behind one pointer: the control queue (with trimming)
-//! and marking at dequeue (with the phantom queue). The hot path tests the pointer once
-//! and comes here only when some feature is on, so a queue without them runs the same
-//! code as before they existed.
+//! marking at dequeue (with the phantom queue) and the device FIFO under the disc. The hot
+//! path tests the pointer once and comes here only when some feature is on, so a queue
+//! without them runs the same code as before they existed.
 //!
 //! So that `Queue::is_empty` stays one test, a data FIFO that is empty while the control
 //! queue holds packets has `CONTROL_ONLY` as its head. Every entry point here removes the
@@ -21,6 +21,8 @@ pub const CONTROL_ONLY: PacketRef = NIL - 1;
 pub struct Features {
     pub control: Option<ControlQueue>,
     pub dequeue: Option<DequeueRed>,
+    /// Packets of the device FIFO under the queue disc (0: none), see `Queue::disc_backlog`.
+    pub device_pkts: u64,
 }
 
 impl Features {
@@ -30,7 +32,8 @@ impl Features {
             _ => None,
         };
         let control = config.control.as_ref().map(ControlQueue::new);
-        (control.is_some() || dequeue.is_some()).then(|| Box::new(Features { control, dequeue }))
+        let device_pkts = config.device_pkts;
+        (control.is_some() || dequeue.is_some() || device_pkts > 0).then(|| Box::new(Features { control, dequeue, device_pkts }))
     }
 
     fn control_is_empty(&self) -> bool {
@@ -39,6 +42,12 @@ impl Features {
 }
 
 impl Queue {
+    /// The device FIFO's size on the featured path; 0 on the plain one.
+    #[inline(always)]
+    pub(super) fn device_pkts<const FEATURED: bool>(&self) -> u64 {
+        if FEATURED { self.features.as_ref().map_or(0, |f| f.device_pkts) } else { 0 }
+    }
+
     fn features(&mut self) -> &mut Features {
         self.features.as_mut().expect("queue features")
     }
@@ -109,7 +118,7 @@ impl Queue {
         }
         let admission = self.admit::<true>(pool, r, now);
         if admission == Admission::Queued {
-            self.departed(now);
+            self.departed::<true>(now);
             self.mark_at_dequeue(pool, r, now);
         }
         admission
@@ -166,7 +175,7 @@ impl Queue {
             }
             return Some(r);
         }
-        let r = self.pop_data(pool, now)?;
+        let r = self.pop_data::<true>(pool, now)?;
         self.mark_at_dequeue(pool, r, now);
         Some(r)
     }

@@ -95,11 +95,9 @@ pub struct Queue {
     limit_pkts: u64,
     marking: Marking,
     /// The optional features (control queue and trimming, marking at dequeue, phantom
-    /// queue) behind one pointer: off, each packet pays one predictable branch.
+    /// queue, device FIFO) behind one pointer: off, each packet pays one predictable branch.
     features: Option<Box<Features>>,
     pub counters: QueueCounters,
-    /// The first `device_pkts` waiting packets sit in the device FIFO; the rest in the disc.
-    device_pkts: u64,
 }
 
 /// What happened to an arriving packet.
@@ -125,7 +123,6 @@ impl Queue {
             marking: Marking::new(&config.marking, rate_bps, mean_pkt_bytes, rng.clone()),
             features: Features::new(config, rate_bps, mean_pkt_bytes, rng),
             counters: QueueCounters::default(),
-            device_pkts: config.device_pkts,
         }
     }
 
@@ -142,7 +139,14 @@ impl Queue {
     /// whole backlog. Only packet counts are split (a device queue needs packet units).
     #[inline(always)]
     pub fn disc_backlog(&self) -> Backlog {
-        Backlog { bytes: self.backlog.bytes, pkts: self.backlog.pkts.saturating_sub(self.device_pkts) }
+        self.disc_backlog_of::<true>()
+    }
+
+    /// `disc_backlog` for a queue with (`FEATURED`) or without features: a device FIFO is
+    /// one of them, so the plain path never reads its size (kept off the port's hot lines).
+    #[inline(always)]
+    fn disc_backlog_of<const FEATURED: bool>(&self) -> Backlog {
+        Backlog { bytes: self.backlog.bytes, pkts: self.backlog.pkts.saturating_sub(self.device_pkts::<FEATURED>()) }
     }
 
     /// The packet that leaves next, if any (a hint for prefetching: with a control
@@ -175,7 +179,7 @@ impl Queue {
         }
         let admission = self.admit::<false>(pool, r, now);
         if admission == Admission::Queued {
-            self.departed(now);
+            self.departed::<false>(now);
         }
         admission
     }
@@ -183,8 +187,8 @@ impl Queue {
     /// RED's idle clock for a data packet starting transmission at `now`: the disc goes
     /// idle when its last packet moves down into the device FIFO.
     #[inline(always)]
-    fn departed(&mut self, now: Time) {
-        if self.backlog.pkts == self.device_pkts {
+    pub(super) fn departed<const FEATURED: bool>(&mut self, now: Time) {
+        if self.backlog.pkts == self.device_pkts::<FEATURED>() {
             self.marking.on_idle(now);
         }
     }
@@ -198,20 +202,21 @@ impl Queue {
     }
 
     /// The marking and admission decision, and the counters, for one arriving packet.
-    /// `TRIM`: a packet drop-tail rejects is offered to the control queue's trimming.
+    /// `FEATURED` (the path of a queue with features): a packet drop-tail rejects is
+    /// offered to the control queue's trimming, and marking sees the disc above the device.
     #[inline(always)]
-    fn admit<const TRIM: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    fn admit<const FEATURED: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
         // Marking (and RED's average) sees the queue disc, as in ns-3.
-        let mut verdict = self.marking.on_arrival(self.disc_backlog(), size, now);
+        let mut verdict = self.marking.on_arrival(self.disc_backlog_of::<FEATURED>(), size, now);
         if verdict == Verdict::Mark && !pkt.has(flags::ECT) {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
         }
         let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
         if verdict == Verdict::Drop || full {
-            if TRIM && verdict != Verdict::Drop && self.trim(pool, r) {
+            if FEATURED && verdict != Verdict::Drop && self.trim(pool, r) {
                 return Admission::Trimmed;
             }
             self.counters.dropped_bytes += size;
@@ -236,15 +241,15 @@ impl Queue {
         if self.features.is_some() {
             return self.dequeue_featured(pool, now);
         }
-        self.pop_data(pool, now)
+        self.pop_data::<false>(pool, now)
     }
 
     #[inline(always)]
-    fn pop_data(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
+    fn pop_data<const FEATURED: bool>(&mut self, pool: &PacketPool, now: Time) -> Option<PacketRef> {
         let r = self.fifo.pop(pool)?;
         self.backlog.bytes -= pool.get(r).wire_bytes as u64;
         self.backlog.pkts -= 1;
-        self.departed(now);
+        self.departed::<FEATURED>(now);
         Some(r)
     }
 
