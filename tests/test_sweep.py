@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from fanin import Results, Scenario
-from fanin.sweep import Axis, Sweep, SweepError, run_key
+from fanin.run_key import run_key
+from fanin.sweep import Axis, Sweep, SweepError
 
 CALLS: list[dict[str, Any]] = []
 
