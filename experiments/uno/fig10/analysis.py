@@ -50,14 +50,17 @@ def _at(df: pd.DataFrame, load: int) -> int:
     return load if load in loads(df) else loads(df)[0]
 
 
+def _p99_ratio(df: pd.DataFrame, other: str, cls: str, load: int = 40) -> float:
+    """p99 FCT of scheme `other` over Uno's (UnoCC + UnoLB), for one flow class."""
+    return v(df, other, cls, "p99_fct_us", load) / v(df, "uno", cls, "p99_fct_us", load)
+
+
 def p99_all_ratio_mb_60(df: pd.DataFrame) -> float:
-    load = _at(df, 60)
-    return v(df, "mprdma_bbr", "all", "p99_fct_us", load) / v(df, "uno", "all", "p99_fct_us", load)
+    return _p99_ratio(df, "mprdma_bbr", "all", _at(df, 60))
 
 
 def p99_all_ratio_gemini_60(df: pd.DataFrame) -> float:
-    load = _at(df, 60)
-    return v(df, "gemini", "all", "p99_fct_us", load) / v(df, "uno", "all", "p99_fct_us", load)
+    return _p99_ratio(df, "gemini", "all", _at(df, 60))
 
 
 def uno_lowest_p99_all_every_load(df: pd.DataFrame) -> bool:
@@ -65,21 +68,19 @@ def uno_lowest_p99_all_every_load(df: pd.DataFrame) -> bool:
 
 
 def intra_tail_ratio_mb(df: pd.DataFrame) -> float:
-    load = _at(df, 60)
-    return v(df, "mprdma_bbr", "intra", "p99_fct_us", load) / v(df, "uno", "intra", "p99_fct_us", load)
+    return _p99_ratio(df, "mprdma_bbr", "intra", _at(df, 60))
 
 
 def intra_tail_ratio_gemini(df: pd.DataFrame) -> float:
-    load = _at(df, 60)
-    return v(df, "gemini", "intra", "p99_fct_us", load) / v(df, "uno", "intra", "p99_fct_us", load)
+    return _p99_ratio(df, "gemini", "intra", _at(df, 60))
 
 
 def inter_tail_ratio_mb(df: pd.DataFrame) -> float:
-    return v(df, "mprdma_bbr", "inter", "p99_fct_us") / v(df, "uno", "inter", "p99_fct_us")
+    return _p99_ratio(df, "mprdma_bbr", "inter")
 
 
 def inter_tail_ratio_gemini(df: pd.DataFrame) -> float:
-    return v(df, "gemini", "inter", "p99_fct_us") / v(df, "uno", "inter", "p99_fct_us")
+    return _p99_ratio(df, "gemini", "inter")
 
 
 def uno_lowest_intra_every_load(df: pd.DataFrame) -> bool:
