@@ -18,12 +18,13 @@ IDEAL_MS = 8e9 * 4160 / 4096 * 8 / 100e9 * 1e3
 
 
 def derive_fct(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+    # Not from `point`: Fig 3's Uno run is the same run as this 4+4 one, and the cache
+    # derives it once, with whichever figure's point came first.
     f = results.flows
     done = f[f["completed"]]
     fct_ms = done["fct_ps"].astype(float) / 1e9
     return pd.DataFrame(
         {
-            "incast_name": [NAMES[point["incast"]]],
             "flows": [len(f)],
             "completed": [len(done)],
             "mean_fct_ms": [float(fct_ms.mean()) if len(done) else np.nan],
@@ -90,16 +91,16 @@ def plot_rates(data: dict[str, pd.DataFrame]) -> plt.Figure:
 def plot(data: dict[str, pd.DataFrame]) -> dict[str, plt.Figure]:
     df = data["fct"]
     out = {"rates": plot_rates(data)} if not _uno_rates(data).empty else {}
-    incasts = [n for n in NAMES.values() if n in set(df["incast_name"])]
+    incasts = [i for i in NAMES if i in set(df["incast"])]
     schemes = [v for v in SCHEMES if v in set(df["variant"])]
     for stat in ("mean_fct_ms", "p99_fct_ms"):
         fig, ax = plt.subplots(figsize=(5, 2.6))
         w = 0.8 / len(schemes)
         for i, v in enumerate(schemes):
-            ys = [df[(df["variant"] == v) & (df["incast_name"] == n)][stat].mean() for n in incasts]
+            ys = [df[(df["variant"] == v) & (df["incast"] == inc)][stat].mean() for inc in incasts]
             ax.bar(np.arange(len(incasts)) + (i - (len(schemes) - 1) / 2) * w, ys, w, label=SCHEMES[v])
         ax.axhline(IDEAL_MS, color="k", ls="--", lw=0.7, label="ideal")
-        ax.set_xticks(np.arange(len(incasts)), incasts)
+        ax.set_xticks(np.arange(len(incasts)), [NAMES[inc] for inc in incasts])
         ax.set_ylabel(f"{stat.split('_')[0]} FCT (ms)")
         ax.legend(fontsize=6)
         out[stat.split("_")[0]] = fig
