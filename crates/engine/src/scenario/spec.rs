@@ -167,6 +167,7 @@ pub struct TransportSpec {
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
     pub pacing: Option<bool>,
+    pub timestamp: Option<String>,
     pub rto: Option<String>,
     pub rto_margin: Option<String>,
     pub rto_margin_inter: Option<String>,

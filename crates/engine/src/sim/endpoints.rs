@@ -13,6 +13,18 @@ use crate::units::Time;
 impl World {
     // ---- transport --------------------------------------------------------------------
 
+    /// `transport.timestamp = "first_switch"`: Uno's artifact re-stamps a data packet at
+    /// the first switch with its arrival minus one serialization and the host link's delay,
+    /// the instant its NIC started sending it (`start`). RTT samples then leave out the
+    /// host's NIC queue, which several paced flows of one host build up.
+    #[inline(never)]
+    pub(super) fn stamp_at_first_switch(&mut self, r: PacketRef, start: Time) {
+        let pkt = self.pool.get_mut(r);
+        if pkt.kind == PacketKind::Data {
+            pkt.ts = start;
+        }
+    }
+
     pub(super) fn flow_start(&mut self, f: FlowId) {
         self.pending_starts -= 1;
         self.active_flows += 1;

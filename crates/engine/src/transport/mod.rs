@@ -79,6 +79,9 @@ pub struct TransportConfig {
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
     pub pacing: bool,
+    /// Data packets are re-stamped when their host NIC starts sending them (Uno's
+    /// artifact, at the first switch), so host queueing stays out of RTT samples.
+    pub stamp_at_first_switch: bool,
     pub rto: RtoMode,
     /// Base RTT of each class when the scenario sets it (else computed from the topology).
     pub base_rtt: Option<Time>,
