@@ -91,3 +91,20 @@ def test_rates_jain_index_per_window_until_the_first_completion() -> None:
     assert min_jfi_after(d, 150.0) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="no rate window after"):
         min_jfi_after(d, 250.0)
+
+
+def test_fig8_quick_draws_unos_rate_panel(tmp_path: Path) -> None:
+    """The 4+4 incast cut at 20 ms: Uno's rates (and only Uno's) in 300 us windows, eight
+    flows (four per class) per window, an index in (0, 1], and the top-panel figure."""
+    repro("uno", quick=True, jobs=1, out=tmp_path / "uno", figures=["fig8"])
+    rates = pd.read_parquet(tmp_path / "uno" / "data" / "fig8-rates.parquet")
+    assert set(rates["variant"]) == {"uno"}
+    per_window = rates.groupby("time_ms")
+    assert (per_window["flow_id"].nunique() == 8).all()
+    assert (per_window["inter"].sum() == 4).all()
+    # Window ends on the 300 us grid (a window in which nothing was acknowledged is absent).
+    windows = rates["time_ms"].unique() / 0.3
+    assert windows == pytest.approx(np.round(windows))
+    assert ((rates["jfi"] > 0) & (rates["jfi"] <= 1 + 1e-12)).all()
+    assert rates["rate_gbps"].max() <= 100.0
+    assert (tmp_path / "uno" / "figures" / "fig8-rates.svg").is_file()
