@@ -186,6 +186,31 @@ fn a_deadline_counts_from_the_packets_departure_from_the_nic() {
     }
 }
 
+/// FCT (us) of a 20 KB intra flow that r0 starts 100 us after two 20 MB inter flows at
+/// line rate each have filled r0's NIC, under the NIC schedule `schedule`.
+fn small_flow_behind_a_nic_backlog(schedule: &str) -> f64 {
+    let mut flows = flow("r0", "s0", "20MB") + &flow("r0", "s1", "20MB");
+    flows += "[[workload]]\nkind = \"flow\"\nsrc = \"r0\"\ndst = \"r1\"\nbytes = \"20KB\"\nstart = \"100us\"\n";
+    let extra = format!("duration = \"400us\"\n[host.queue]\nschedule = \"{schedule}\"");
+    let mut sim = Simulation::new(&two_dc(2, 2, "cc = \"uno\"", &flows, &extra, "")).unwrap();
+    sim.run();
+    let f = &sim.world().flows[2];
+    assert!(f.finished(), "{schedule}: the small flow did not finish");
+    (f.finish - f.start) as f64 / PS_PER_US as f64
+}
+
+#[test]
+fn a_per_flow_nic_lets_a_small_flow_pass_a_backlog() {
+    // FIFO: the 20 KB flow waits behind the backlog the two line-rate flows built in
+    // 100 us (up to 1.25 MB, 100 us). Round robin: one packet of each flow per turn, so
+    // its 5 packets leave within 15 packet times (5 us) and it finishes near its base RTT.
+    let fifo = small_flow_behind_a_nic_backlog("fifo");
+    let per_flow = small_flow_behind_a_nic_backlog("per_flow");
+    eprintln!("20 KB flow behind a NIC backlog: FIFO {fifo:.1} us, per flow {per_flow:.1} us");
+    assert!(fifo > 80.0, "FIFO {fifo}");
+    assert!(per_flow < 25.0, "per flow {per_flow}");
+}
+
 #[test]
 fn a_lossless_flow_needs_few_timer_events() {
     // One timer event per RTO period, not per packet: dead entries leave in bulk.
