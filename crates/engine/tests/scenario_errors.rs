@@ -390,6 +390,8 @@ fn cases() -> Vec<Case> {
         case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
         case("device queue in bytes", format!("{TOPO}[switch.queue]\ndevice_queue = \"100KB\"\n{WL}"), "switch.queue.device_queue", "must be a packet count", none),
         case("zero device queue", format!("{TOPO}[host.queue]\ndevice_queue = \"0pkt\"\n{WL}"), "host.queue.device_queue", "must be positive", none),
+        case("unknown queue schedule", format!("{TOPO}[host.queue]\nschedule = \"fair\"\n{WL}"), "host.queue.schedule", "unknown value `fair`", Some(&["fifo", "per_flow"])),
+        case("queue schedule as a number", format!("{TOPO}[switch.queue]\nschedule = 1\n{WL}"), "switch.queue.schedule", "invalid type", none),
         case(
             "device queue under a byte limit",
             format!("{TOPO}[switch.queue]\nlimit = \"2MB\"\ndevice_queue = \"100pkt\"\n{WL}"),

@@ -79,6 +79,7 @@ pub struct QueueSpec {
     pub trim_header: Option<String>,
     pub control: Option<ControlSpec>,
     pub device_queue: Option<String>,
+    pub schedule: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

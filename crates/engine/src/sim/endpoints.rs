@@ -85,6 +85,10 @@ impl World {
             };
             self.injected_bytes += pkt.wire_bytes as u64;
             self.enqueue(nic, r);
+            if self.flows[f.idx()].sender.parts.is_some() {
+                let wait = nic_departure(&self.ports[nic.idx()], now) - now;
+                self.flows[f.idx()].sender.nic_wait(wait);
+            }
         }
         if spare != NIL {
             self.pool.free(spare);
@@ -420,4 +424,10 @@ impl World {
             self.send_ack(f, NIL, a, ts, entropy);
         }
     }
+}
+
+/// When the packet last handed to a host NIC finishes leaving it: the transmitter's end
+/// plus everything still waiting (that packet included, if it waits).
+fn nic_departure(p: &crate::net::PortState, now: Time) -> Time {
+    p.busy_until.max(now) + p.ser_time(p.queue.backlog.bytes + p.queue.control_backlog().bytes)
 }
