@@ -178,8 +178,10 @@ impl<T: Copy + Ord> Calendar<T> {
         let start = (self.cur & self.mask) as usize;
         let words = self.occupied.len();
         // Scan one revolution starting at `cur`'s slot (the slot itself is empty now).
+        // `words` is a power of two (the wheel's slots are): mask, don't divide.
+        debug_assert!(words.is_power_of_two());
         for i in 0..=words {
-            let w = (start / 64 + i) % words;
+            let w = (start / 64 + i) & (words - 1);
             let mut bits = self.occupied[w];
             if i == 0 {
                 bits &= !0u64 << (start % 64);
