@@ -79,6 +79,7 @@ pub struct QueueSpec {
     pub trim_header: Option<String>,
     pub control: Option<ControlSpec>,
     pub device_queue: Option<String>,
+    pub schedule: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -175,6 +176,7 @@ pub struct TransportSpec {
     pub base_rtt_inter: Option<String>,
     pub ack_size: Option<String>,
     pub fast_retransmit: Option<bool>,
+    pub whole_segments: Option<bool>,
     pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
     pub uno: Option<UnoSpec>,
@@ -242,6 +244,7 @@ pub struct WorkloadSpec {
     // proxy_incast (and the incast fields above)
     pub scheme: Option<String>,
     pub proxy: Option<String>,
+    pub proxy_order: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson
@@ -310,6 +313,7 @@ impl WorkloadSpec {
             ("token_window", self.token_window.is_some()),
             ("scheme", self.scheme.is_some()),
             ("proxy", self.proxy.is_some()),
+            ("proxy_order", self.proxy_order.is_some()),
         ]
     }
 }

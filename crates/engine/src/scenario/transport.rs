@@ -9,7 +9,7 @@ use crate::units::Size;
 use crate::ScenarioError;
 
 pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
-pub const NACK_DECREASES: &[&str] = &["mss", "as_mark"];
+pub const NACK_DECREASES: &[&str] = &["mss", "as_mark", "halve"];
 
 /// A quantity given in multiples of the flow's own path (`"1bdp"`, `"3rtt"`): the
 /// multiple, or `None` when the value is an ordinary quantity.
@@ -40,6 +40,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     }
     let nack_decrease = match cx.choice("nack_decrease", t.nack_decrease.as_deref(), Some("mss"), NACK_DECREASES)? {
         "as_mark" => NackDecrease::AsMark,
+        "halve" => NackDecrease::Halve,
         _ => NackDecrease::Mss,
     };
     if !either(CcKind::HotnetsDctcp) && t.nack_decrease.is_some() {
@@ -126,6 +127,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         framing,
         ack_bytes,
         ecn,
+        whole_segments: t.whole_segments.unwrap_or(false),
         sender: SenderConfig {
             mss,
             init_cwnd,
