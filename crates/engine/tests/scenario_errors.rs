@@ -81,6 +81,8 @@ fn cases() -> Vec<Case> {
         case("gemini threshold without unit", format!("{TOPO}[transport]\ncc = \"gemini\"\n[transport.gemini]\nt = \"5\"\n{WL}"), "transport.gemini.t", "has no unit", Some(TIME_UNITS)),
         case("unknown mprdma variant", format!("{TOPO}[transport]\ncc = \"mprdma\"\n[transport.mprdma]\nvariant = \"c\"\n{WL}"), "transport.mprdma.variant", "unknown value `c`", Some(&["a", "b"])),
         case("unknown rto kind", format!("{TOPO}[transport]\nrto = \"scan\"\n{WL}"), "transport.rto", "unknown value `scan`", Some(&["adaptive", "per_packet"])),
+        case("unknown timestamp point", format!("{TOPO}[transport]\ntimestamp = \"nic\"\n{WL}"), "transport.timestamp", "unknown value `nic`", Some(&["sender", "first_switch"])),
+        case("timestamp point as a bool", format!("{TOPO}[transport]\ntimestamp = true\n{WL}"), "transport.timestamp", "", none),
         case("rto margin with the adaptive timer", format!("{TOPO}[transport]\nrto_margin = \"400us\"\n{WL}"), "transport.rto_margin", "applies only with rto = \"per_packet\"", none),
         case("zero base RTT", format!("{TOPO}[transport]\ncc = \"uno\"\nbase_rtt = \"0us\"\n{WL}"), "transport.base_rtt", "must be positive", none),
         case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"])),
@@ -391,6 +393,8 @@ fn cases() -> Vec<Case> {
         case("sub-microsecond Millisampler bin", format!("{TOPO}{WL}[record]\nhosts = {{ bin = \"1ps\" }}\n"), "record.hosts.bin", "must be at least 1us", none),
         case("device queue in bytes", format!("{TOPO}[switch.queue]\ndevice_queue = \"100KB\"\n{WL}"), "switch.queue.device_queue", "must be a packet count", none),
         case("zero device queue", format!("{TOPO}[host.queue]\ndevice_queue = \"0pkt\"\n{WL}"), "host.queue.device_queue", "must be positive", none),
+        case("unknown queue schedule", format!("{TOPO}[host.queue]\nschedule = \"fair\"\n{WL}"), "host.queue.schedule", "unknown value `fair`", Some(&["fifo", "per_flow"])),
+        case("queue schedule as a number", format!("{TOPO}[switch.queue]\nschedule = 1\n{WL}"), "switch.queue.schedule", "invalid type", none),
         case(
             "device queue under a byte limit",
             format!("{TOPO}[switch.queue]\nlimit = \"2MB\"\ndevice_queue = \"100pkt\"\n{WL}"),

@@ -166,6 +166,52 @@ fn per_packet_rto_recovers_losses_at_a_bounded_timer_cost() {
 }
 
 #[test]
+fn a_deadline_counts_from_the_packets_departure_from_the_nic() {
+    // Three flows from r0 at cwnd = BDP share r0's NIC: it queues up to two windows (about
+    // 25 us), far above a 10 us RTO margin. The artifact's deadline starts when the packet
+    // leaves the NIC (`now + service_time + rto`), so none of them times out spuriously.
+    let flows = flow("r0", "r1", "3MB") + &flow("r0", "r2", "3MB") + &flow("r0", "r3", "3MB");
+    let transport = "cc = \"uno\"\nrto_margin = \"10us\"";
+    let mut sim = Simulation::new(&two_dc(1, 4, transport, &flows, "", "")).unwrap();
+    sim.run();
+    let w = sim.world();
+    let nic = &w.ports[w.host_nic[w.flows[0].src.idx()].idx()];
+    let nic_wait_us = nic.queue.counters.max_bytes as f64 * 8.0 / LINE_BPS * 1e6;
+    eprintln!("r0's NIC queued up to {nic_wait_us:.1} us");
+    assert!(nic_wait_us > 20.0, "the NIC wait must exceed the margin for this test to mean anything");
+    assert_eq!(w.dropped_bytes, 0);
+    for f in &w.flows {
+        assert!(f.finished());
+        assert_eq!(f.sender.timeouts, 0, "spurious timeouts");
+    }
+}
+
+/// FCT (us) of a 20 KB intra flow that r0 starts 100 us after two 20 MB inter flows at
+/// line rate each have filled r0's NIC, under the NIC schedule `schedule`.
+fn small_flow_behind_a_nic_backlog(schedule: &str) -> f64 {
+    let mut flows = flow("r0", "s0", "20MB") + &flow("r0", "s1", "20MB");
+    flows += "[[workload]]\nkind = \"flow\"\nsrc = \"r0\"\ndst = \"r1\"\nbytes = \"20KB\"\nstart = \"100us\"\n";
+    let extra = format!("duration = \"400us\"\n[host.queue]\nschedule = \"{schedule}\"");
+    let mut sim = Simulation::new(&two_dc(2, 2, "cc = \"uno\"", &flows, &extra, "")).unwrap();
+    sim.run();
+    let f = &sim.world().flows[2];
+    assert!(f.finished(), "{schedule}: the small flow did not finish");
+    (f.finish - f.start) as f64 / PS_PER_US as f64
+}
+
+#[test]
+fn a_per_flow_nic_lets_a_small_flow_pass_a_backlog() {
+    // FIFO: the 20 KB flow waits behind the backlog the two line-rate flows built in
+    // 100 us (up to 1.25 MB, 100 us). Round robin: one packet of each flow per turn, so
+    // its 5 packets leave within 15 packet times (5 us) and it finishes near its base RTT.
+    let fifo = small_flow_behind_a_nic_backlog("fifo");
+    let per_flow = small_flow_behind_a_nic_backlog("per_flow");
+    eprintln!("20 KB flow behind a NIC backlog: FIFO {fifo:.1} us, per flow {per_flow:.1} us");
+    assert!(fifo > 80.0, "FIFO {fifo}");
+    assert!(per_flow < 25.0, "per flow {per_flow}");
+}
+
+#[test]
 fn a_lossless_flow_needs_few_timer_events() {
     // One timer event per RTO period, not per packet: dead entries leave in bulk.
     let mut sim = Simulation::new(&two_dc(1, 2, "cc = \"uno\"", &flow("r1", "r0", "50MB"), "", "")).unwrap();
@@ -218,7 +264,9 @@ fn fig3_jain(uno: bool, from: u64, to: u64) -> (f64, Vec<f64>) {
     jain_over(&mut sim, from, to)
 }
 
-/// Measured: UnoCC Jain 0.897 over 80-100 ms (0.900 over 90-100 ms), Gemini 0.554. UnoCC
+/// Measured: UnoCC Jain 0.902 over 80-100 ms, Gemini 0.773 (its inter flows near 19 Gbps,
+/// its intra flows near 5.7; 0.554 before Gemini followed the artifact's per-ACK delay
+/// check, first-window arming and timeout gate; the spec's check is JFI < 0.9). UnoCC
 /// is far fairer than Gemini but does not reach the paper's equal 12.5 Gbps: its inter flows
 /// settle near 15.5 Gbps and its intra flows near 7.8. At ~94 % load the ToR -> h240 port
 /// keeps a few packets queued, which lifts the intra RTT samples above 1.055 base RTT
@@ -233,5 +281,5 @@ fn fig3_uno_converges_on_the_uno_topology_with_phantom_queues_and_gemini_does_no
     let (gemini, rates) = fig3_jain(false, from * PS_PER_MS, to * PS_PER_MS);
     eprintln!("gemini: Jain {gemini:.3}, rates (Gbps) {:?}", gbps(&rates));
     assert!(uno >= 0.85, "UnoCC Jain {uno}");
-    assert!(gemini < 0.7, "Gemini Jain {gemini}");
+    assert!(gemini < 0.85, "Gemini Jain {gemini}");
 }

@@ -52,6 +52,21 @@ impl PacketRto {
         }
     }
 
+    /// The transmission just recorded leaves the host `wait` later than it was handed
+    /// over (it queues at the NIC): its deadline counts from then, as the artifact's
+    /// `timer = now + service_time + rto`. A NIC is FIFO for data, so deadlines stay
+    /// in send order; the max() only guards that order.
+    pub fn delay_last(&mut self, wait: Time) {
+        let n = self.queue.len();
+        if n == 0 || wait == 0 {
+            return;
+        }
+        let floor = if n >= 2 { self.queue[n - 2].1 } else { 0 };
+        let (seg, deadline) = &mut self.queue[n - 1];
+        *deadline = (*deadline + wait).max(floor);
+        self.latest[(*seg - self.base) as usize] = *deadline;
+    }
+
     /// When the timer should fire next.
     pub fn next_deadline(&self) -> Option<Time> {
         self.queue.front().map(|&(_, d)| d)
@@ -105,5 +120,20 @@ mod tests {
         q.expire(200, 1, |s| if s == 3 { SegState::Settled } else { SegState::InFlight }, |s| out.push(s));
         assert_eq!(out, vec![2, 1]);
         assert_eq!(q.next_deadline(), None);
+    }
+
+    #[test]
+    fn a_deadline_counts_from_the_nic_departure() {
+        let mut q = PacketRto::new(100);
+        q.on_transmit(0, 0);
+        q.delay_last(50); // waited 50 at the NIC: deadline 150
+        q.on_transmit(1, 10);
+        q.delay_last(45); // 155
+        let mut out = Vec::new();
+        q.expire(149, 0, |_| SegState::InFlight, |s| out.push(s));
+        assert!(out.is_empty());
+        assert_eq!(q.next_deadline(), Some(150));
+        q.expire(155, 0, |_| SegState::InFlight, |s| out.push(s));
+        assert_eq!(out, vec![0, 1]);
     }
 }

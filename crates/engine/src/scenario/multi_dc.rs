@@ -174,5 +174,6 @@ pub fn queue_over(q: Option<&QueueSpec>, defaults: QueueSpec) -> QueueSpec {
         trim_header: q.trim_header.clone().or(defaults.trim_header),
         control: q.control.clone().or(defaults.control),
         device_queue: q.device_queue.clone().or(defaults.device_queue),
+        schedule: q.schedule.clone().or(defaults.schedule),
     }
 }

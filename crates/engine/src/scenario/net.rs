@@ -117,6 +117,7 @@ pub fn queue(cx: &Ctx, q: Option<&QueueSpec>, packet: u64, default_limit: Option
     if q.device_queue.is_some() {
         cfg.device_pkts = device_queue(cx, q, &cfg)?;
     }
+    cfg.per_flow = cx.choice("schedule", q.schedule.as_deref(), Some("fifo"), &["fifo", "per_flow"])? == "per_flow";
     Ok(cfg)
 }
 

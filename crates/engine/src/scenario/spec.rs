@@ -79,6 +79,7 @@ pub struct QueueSpec {
     pub trim_header: Option<String>,
     pub control: Option<ControlSpec>,
     pub device_queue: Option<String>,
+    pub schedule: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -167,6 +168,7 @@ pub struct TransportSpec {
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
     pub pacing: Option<bool>,
+    pub timestamp: Option<String>,
     pub rto: Option<String>,
     pub rto_margin: Option<String>,
     pub rto_margin_inter: Option<String>,

@@ -118,6 +118,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         gemini: window::default_gemini(),
         mprdma: window::default_mprdma(),
         pacing: false,
+        stamp_at_first_switch: false,
         rto: RtoMode::Adaptive,
         base_rtt: None,
         base_rtt_inter: None,

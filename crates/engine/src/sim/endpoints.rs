@@ -13,6 +13,18 @@ use crate::units::Time;
 impl World {
     // ---- transport --------------------------------------------------------------------
 
+    /// `transport.timestamp = "first_switch"`: Uno's artifact re-stamps a data packet at
+    /// the first switch with its arrival minus one serialization and the host link's delay,
+    /// the instant its NIC started sending it (`start`). RTT samples then leave out the
+    /// host's NIC queue, which several paced flows of one host build up.
+    #[inline(never)]
+    pub(super) fn stamp_at_first_switch(&mut self, r: PacketRef, start: Time) {
+        let pkt = self.pool.get_mut(r);
+        if pkt.kind == PacketKind::Data {
+            pkt.ts = start;
+        }
+    }
+
     pub(super) fn flow_start(&mut self, f: FlowId) {
         self.pending_starts -= 1;
         self.active_flows += 1;
@@ -86,6 +98,10 @@ impl World {
             };
             self.injected_bytes += pkt.wire_bytes as u64;
             self.enqueue(nic, r);
+            if self.flows[f.idx()].sender.parts.is_some() {
+                let wait = nic_departure(&self.ports[nic.idx()], now) - now;
+                self.flows[f.idx()].sender.nic_wait(wait);
+            }
         }
         if spare != NIL {
             self.pool.free(spare);
@@ -427,4 +443,10 @@ impl World {
             self.send_ack(f, NIL, a, ts, entropy);
         }
     }
+}
+
+/// When the packet last handed to a host NIC finishes leaving it: the transmitter's end
+/// plus everything still waiting (that packet included, if it waits).
+fn nic_departure(p: &crate::net::PortState, now: Time) -> Time {
+    p.busy_until.max(now) + p.ser_time(p.queue.backlog.bytes + p.queue.control_backlog().bytes)
 }

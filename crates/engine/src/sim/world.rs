@@ -303,6 +303,9 @@ impl World {
             if let Some(hc) = &mut self.host_counters {
                 hc.egress(HostId(host), start, bytes, retx);
             }
+            if self.transport.stamp_at_first_switch {
+                self.stamp_at_first_switch(r, start);
+            }
         }
         at
     }

@@ -79,6 +79,9 @@ pub struct TransportConfig {
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
     pub pacing: bool,
+    /// Data packets are re-stamped when their host NIC starts sending them (Uno's
+    /// artifact, at the first switch), so host queueing stays out of RTT samples.
+    pub stamp_at_first_switch: bool,
     /// Flow sizes round up to whole MSS segments, so every data packet is full-size
     /// (htsim's convention: flows are counted in packets).
     pub whole_segments: bool,
@@ -132,9 +135,22 @@ impl TransportConfig {
             CcKind::Dctcp => cc::Cc::Dctcp(cc::Dctcp::new(&self.dctcp)),
             CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
             CcKind::Uno => cc::Cc::Uno(Box::new(cc::UnoCc::new(&self.uno, path, mss))),
-            CcKind::Gemini => cc::Cc::Gemini(Box::new(cc::Gemini::new(&self.gemini, path, mss))),
+            CcKind::Gemini => {
+                let rto = self.packet_rto(path).unwrap_or(0);
+                cc::Cc::Gemini(Box::new(cc::Gemini::new(&self.gemini, path, mss, rto)))
+            }
             CcKind::Mprdma => cc::Cc::Mprdma(Box::new(cc::Mprdma::new(&self.mprdma, path, mss))),
             CcKind::Bbr => cc::Cc::Bbr(Box::new(cc::Bbr::new(path, mss))),
+        }
+    }
+
+    /// The per-packet timeout of a flow on `path` (None with the adaptive RTO).
+    pub fn packet_rto(&self, path: &FlowPath) -> Option<Time> {
+        match self.rto {
+            RtoMode::PerPacket { margin, margin_inter } => {
+                Some(path.base_rtt() + margin + if path.inter { margin_inter } else { 0 })
+            }
+            RtoMode::Adaptive => None,
         }
     }
 
@@ -147,10 +163,7 @@ impl TransportConfig {
             if self.pacing {
                 parts.pacer = Some(Pacer::new(path.base_rtt(), self.header + self.framing));
             }
-            if let RtoMode::PerPacket { margin, margin_inter } = self.rto {
-                let extra = if path.inter { margin_inter } else { 0 };
-                parts.packet_rto = Some(crate::reliability::PacketRto::new(path.base_rtt() + margin + extra));
-            }
+            parts.packet_rto = self.packet_rto(path).map(crate::reliability::PacketRto::new);
             s.parts = Some(Box::new(parts));
         }
         s

@@ -142,6 +142,15 @@ impl Sender {
         self.parts.as_mut().and_then(|p| p.packet_rto.as_mut())
     }
 
+    /// The segment just taken out waits `wait` at the host NIC: its per-packet deadline
+    /// counts from its departure.
+    #[inline]
+    pub fn nic_wait(&mut self, wait: Time) {
+        if let Some(q) = self.packet_rto_mut() {
+            q.delay_last(wait);
+        }
+    }
+
     /// When the pacer last held back a segment, the time it may go (once).
     #[inline]
     pub fn take_pace_wait(&mut self) -> Option<Time> {
@@ -426,7 +435,7 @@ impl Sender {
         }
         if count > 0 {
             self.timeouts += count;
-            self.cc.on_timeout(&mut self.window);
+            self.cc.on_packet_timeout(&mut self.window, now);
         }
         count
     }

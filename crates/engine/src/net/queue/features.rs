@@ -9,6 +9,7 @@
 
 use super::control::{header_only, ControlCounters, ControlQueue};
 use super::dequeue_red::DequeueRed;
+use super::per_flow::PerFlow;
 use super::marking::MarkingConfig;
 use super::{Admission, Backlog, Queue, QueueConfig};
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
@@ -23,6 +24,9 @@ pub struct Features {
     pub dequeue: Option<DequeueRed>,
     /// Packets of the device FIFO under the queue disc (0: none), see `Queue::disc_backlog`.
     pub device_pkts: u64,
+    /// Round robin among flows: the data FIFO holds the packet that leaves next, the rest
+    /// wait here.
+    pub per_flow: Option<PerFlow>,
 }
 
 impl Features {
@@ -33,7 +37,9 @@ impl Features {
         };
         let control = config.control.as_ref().map(ControlQueue::new);
         let device_pkts = config.device_pkts;
-        (control.is_some() || dequeue.is_some() || device_pkts > 0).then(|| Box::new(Features { control, dequeue, device_pkts }))
+        let per_flow = config.per_flow.then(PerFlow::default);
+        (control.is_some() || dequeue.is_some() || device_pkts > 0 || per_flow.is_some())
+            .then(|| Box::new(Features { control, dequeue, device_pkts, per_flow }))
     }
 
     fn control_is_empty(&self) -> bool {
@@ -101,7 +107,14 @@ impl Queue {
         }
         let admission = self.admit::<true>(pool, r, now);
         if admission == Admission::Queued {
-            self.push_data(pool, r);
+            match self.features.as_mut().and_then(|f| f.per_flow.as_mut()) {
+                Some(q) if !self.fifo.is_empty() => {
+                    q.push(pool, r);
+                    self.backlog.bytes += pool.get(r).wire_bytes as u64;
+                    self.backlog.pkts += 1;
+                }
+                _ => self.push_data(pool, r),
+            }
         }
         admission
     }
@@ -176,6 +189,12 @@ impl Queue {
             return Some(r);
         }
         let r = self.pop_data::<true>(pool, now)?;
+        if self.fifo.is_empty() {
+            // The next flow's packet becomes the head (already counted in the backlog).
+            if let Some(next) = self.features().per_flow.as_mut().and_then(|q| q.pop(pool)) {
+                self.fifo.push(pool, next);
+            }
+        }
         self.mark_at_dequeue(pool, r, now);
         Some(r)
     }

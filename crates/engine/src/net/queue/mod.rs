@@ -2,7 +2,8 @@
 //! - admission: drop-tail against a byte limit and/or a packet limit;
 //! - marking: none, a DCTCP step at K, or RED as ns-3 configures it, at arrival; or RED at
 //!   dequeue on the instantaneous or a phantom queue ([`DequeueRed`], [`Phantom`]);
-//! - a control queue for header-only packets, with trimming ([`ControlQueue`]).
+//! - a control queue for header-only packets, with trimming ([`ControlQueue`]);
+//! - round robin among flows instead of one FIFO ([`PerFlow`], htsim's host queues).
 //!
 //! The queue stores packets in a [`Fifo`] threaded through the packet pool and keeps the
 //! counters Millisampler-style analyses and the port table need.
@@ -11,11 +12,13 @@ mod control;
 mod dequeue_red;
 mod features;
 mod marking;
+mod per_flow;
 mod phantom;
 mod red;
 
 pub use dequeue_red::{DequeueRed, DequeueRedConfig};
 use features::Features;
+pub use per_flow::PerFlow;
 pub use phantom::{Phantom, PhantomConfig, PhantomDrain};
 pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Service};
 
@@ -64,11 +67,13 @@ pub struct QueueConfig {
     /// Packets of the device FIFO under the queue (ns-3's PointToPoint DropTail queue
     /// beneath a queue disc); 0 for none. See [`Queue::disc_backlog`].
     pub device_pkts: u64,
+    /// Data packets leave in round robin among flows, one per flow per turn ([`PerFlow`]).
+    pub per_flow: bool,
 }
 
 impl QueueConfig {
     pub fn unlimited() -> Self {
-        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None, device_pkts: 0 }
+        QueueConfig { limit_bytes: u64::MAX, limit_pkts: u64::MAX, marking: MarkingConfig::None, control: None, device_pkts: 0, per_flow: false }
     }
 }
 
@@ -257,7 +262,8 @@ impl Queue {
     pub fn packets<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketRef> + 'a {
         let control = self.features.as_ref().and_then(|f| f.control.as_ref()).map(|c| c.packets(pool));
         let data = if self.fifo.head == features::CONTROL_ONLY { Fifo::default() } else { self.fifo };
-        data.iter(pool).chain(control.into_iter().flatten())
+        let per_flow = self.features.as_ref().and_then(|f| f.per_flow.as_ref()).map(|q| q.packets(pool));
+        data.iter(pool).chain(per_flow.into_iter().flatten()).chain(control.into_iter().flatten())
     }
 }
 

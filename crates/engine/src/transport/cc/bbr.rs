@@ -6,8 +6,11 @@
 //! - STARTUP: pacing and cwnd gain 2.89; leaves after 3 rounds without 25% BW growth.
 //! - DRAIN: pacing gain 0.35 until in flight <= BW x base RTT.
 //! - PROBE_BW: pacing gains [1.25, 0.75, 1 x 6], one phase per round; cwnd gain 2.
-//! - cwnd starts at the flow's BDP and grows one MSS per ACK, capped (once BW is known)
-//!   at cwnd_gain x BW x base RTT + 1 MSS. ECN is ignored.
+//! - cwnd starts at the flow's BDP; an ACK adds one MSS while cwnd is below
+//!   cwnd_gain x BW x base RTT + 1 MSS (without going past it; a larger window is left
+//!   alone), always within [1 MSS, BDP] (`BBRSrc::processAck`, `check_limits_cwnd`).
+//! - A timeout sets cwnd to one MSS (`BBRSrc::apply_timeout_penalty` without trimming);
+//!   the pacing rate is untouched. ECN is ignored.
 
 use super::path::FlowPath;
 use super::{AckSignal, CongestionControl, Window};
@@ -120,19 +123,18 @@ impl CongestionControl for Bbr {
             self.pacing_gain = CYCLE[0];
             self.cwnd_gain = PROBE_CWND_GAIN;
         }
-        let grown = w.cwnd + self.mss;
-        w.cwnd = if self.bw_bps() > 0.0 {
-            let target = (self.cwnd_gain * self.bdp_estimate()) as u64 + self.mss;
-            grown.min(target)
-        } else {
-            grown
+        let target = if self.bw_bps() > 0.0 { (self.cwnd_gain * self.bdp_estimate()) as u64 + self.mss } else { u64::MAX };
+        if w.cwnd < target {
+            w.cwnd = (w.cwnd + self.mss).min(target);
         }
-        .max(w.min_cwnd);
+        w.cwnd = w.cwnd.clamp(w.min_cwnd, self.init_cwnd);
     }
 
     fn on_loss(&mut self, _w: &mut Window) {}
 
-    fn on_timeout(&mut self, _w: &mut Window) {}
+    fn on_timeout(&mut self, w: &mut Window) {
+        w.cwnd = self.mss.max(w.min_cwnd);
+    }
 
     fn ecn_capable(&self) -> bool {
         true
@@ -168,11 +170,20 @@ mod tests {
         assert_eq!(b.pacing_rate_bps(), Some((0.35 * b.bw_bps()) as u64));
         b.on_ack(&mut w, &AckSignal { now: now + 1, delivered: 2500, in_flight: 10_000, ..Default::default() });
         assert_eq!(b.mode, BbrMode::ProbeBw);
-        // cwnd is held at 2 BW x RTT + MSS.
-        let target = (2.0 * b.bdp_estimate()) as u64 + 4096;
+        // A timeout leaves one MSS; each ACK adds one until 2 BW x RTT + MSS (129,096 B
+        // here), and the window never exceeds the BDP (125,000 B).
+        b.on_timeout(&mut w);
+        assert_eq!(w.cwnd, 4096);
+        let ack = |i| AckSignal { now: now + 2 + i, delivered: 2500, in_flight: 10_000, ..Default::default() };
         for i in 0..5 {
-            b.on_ack(&mut w, &AckSignal { now: now + 2 + i, delivered: 2500, in_flight: 10_000, ..Default::default() });
+            b.on_ack(&mut w, &ack(i));
         }
-        assert_eq!(w.cwnd, target);
+        assert_eq!(w.cwnd, 6 * 4096);
+        for i in 5..100 {
+            b.on_ack(&mut w, &ack(i));
+        }
+        assert!((2.0 * b.bdp_estimate()) as u64 + 4096 > 125_000);
+        assert_eq!(w.cwnd, 125_000);
+        assert_eq!(b.pacing_rate_bps(), Some((CYCLE[b.cycle_index] * b.bw_bps()) as u64), "pacing untouched");
     }
 }

@@ -112,6 +112,11 @@ pub trait CongestionControl {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
         w.cwnd = w.mss;
     }
+    /// Per-packet deadlines expired at `now` (window senders; one call per batch). The
+    /// algorithms that rate-limit their reaction to timeouts need the time.
+    fn on_packet_timeout(&mut self, w: &mut Window, _now: Time) {
+        self.on_timeout(w)
+    }
     /// A NACK: a trimming queue cut one of this flow's segments. The shared sender has
     /// already marked it lost; algorithms that know nothing of trimming leave the window.
     fn on_nack(&mut self, _w: &mut Window, _nack: &AckSignal) {}
@@ -175,6 +180,9 @@ impl CongestionControl for Cc {
     }
     fn on_timeout(&mut self, w: &mut Window) {
         each_cc!(self, c => c.on_timeout(w))
+    }
+    fn on_packet_timeout(&mut self, w: &mut Window, now: Time) {
+        each_cc!(self, c => c.on_packet_timeout(w, now))
     }
     fn on_nack(&mut self, w: &mut Window, nack: &AckSignal) {
         each_cc!(self, c => c.on_nack(w, nack))
