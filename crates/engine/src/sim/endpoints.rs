@@ -40,12 +40,13 @@ impl World {
         if turns != NO_TURNS {
             return self.take_turns(turns, spare);
         }
-        self.send_segments(f, spare, u32::MAX);
+        self.send_segments::<false>(f, spare);
     }
 
-    /// Sends up to `limit` segments the flow's window allows; returns how many it sent.
+    /// Sends the segments the flow's window allows (`ONE`: at most one); returns how many
+    /// it sent. A constant, so the ordinary path carries no limit test.
     #[inline]
-    pub(super) fn send_segments(&mut self, f: FlowId, mut spare: PacketRef, limit: u32) -> u32 {
+    pub(super) fn send_segments<const ONE: bool>(&mut self, f: FlowId, mut spare: PacketRef) -> u32 {
         let mut sent = 0;
         let now = self.sched.now();
         let ecn = self.transport.ecn;
@@ -55,7 +56,7 @@ impl World {
         let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
         let src = flow.src;
         let nic = self.host_nic[src.idx()];
-        while sent < limit {
+        while !ONE || sent == 0 {
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
             sent += 1;

@@ -74,7 +74,7 @@ impl World {
             let mut turns = std::mem::replace(&mut self.proxy_turns[t as usize], Turns::new(nic));
             let mut sender = usize::MAX;
             let sent = turns.serve(|f| {
-                if self.flows[f.idx()].finished() || self.send_segments(f, NIL, 1) == 0 {
+                if self.flows[f.idx()].finished() || self.send_segments::<true>(f, NIL) == 0 {
                     return false;
                 }
                 sender = f.idx();
