@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from fanin.catalog.repro import repro
-from fanin.catalog.uno import base_rtts_s, derive_fct
+from fanin.catalog.uno import base_rtts_s, derive_fct, min_jfi_after, rates_with_jfi
 
 
 def test_fig1b_analytic_crossovers(tmp_path: Path) -> None:
@@ -67,3 +67,44 @@ def test_fig12_quick_runs_every_scheme_on_the_uno_topology(tmp_path: Path) -> No
     assert (data["flows"] == data["completed"]).all()
     assert (data[data["class"] == "all"]["flows"] == 200).all()
     assert (data[data["class"] == "inter"]["flows"] > 0).all()
+
+
+def test_rates_jain_index_per_window_until_the_first_completion() -> None:
+    """Two flows (one inter, one intra): a window where one got nothing counts it at 0; the
+    windows after the first flow ends are dropped."""
+    flows = pd.DataFrame({"flow_id": [0, 1], "src": [0, 130], "dst": [240, 240], "completed": [True, False], "finish_ps": [250_000_000_000, 0]})
+    ms = 100_000_000_000  # 100 ms in ps
+    rates = pd.DataFrame(
+        {
+            "time_ps": [ms, ms, 2 * ms, 3 * ms],
+            "flow_id": [0, 1, 0, 0],
+            "rate_bps": [10e9, 30e9, 20e9, 5e9],
+        }
+    )
+    d = rates_with_jfi(SimpleNamespace(flows=flows, rates=rates))  # type: ignore[arg-type]
+    assert sorted(d["time_ms"].unique()) == [100.0, 200.0]
+    assert d.set_index("flow_id")["inter"].to_dict() == {0: True, 1: False}
+    jfi = d.drop_duplicates("time_ms").set_index("time_ms")["jfi"]
+    assert jfi[100.0] == pytest.approx(40**2 / (2 * (10**2 + 30**2)))  # 0.8
+    assert jfi[200.0] == pytest.approx(0.5)  # flow 1 got nothing acknowledged
+    assert min_jfi_after(d, 100.0) == pytest.approx(0.5)
+    assert min_jfi_after(d, 150.0) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no rate window after"):
+        min_jfi_after(d, 250.0)
+
+
+def test_fig8_quick_draws_unos_rate_panel(tmp_path: Path) -> None:
+    """The 4+4 incast cut at 20 ms: Uno's rates (and only Uno's) in 300 us windows, eight
+    flows (four per class) per window, an index in (0, 1], and the top-panel figure."""
+    repro("uno", quick=True, jobs=1, out=tmp_path / "uno", figures=["fig8"])
+    rates = pd.read_parquet(tmp_path / "uno" / "data" / "fig8-rates.parquet")
+    assert set(rates["variant"]) == {"uno"}
+    per_window = rates.groupby("time_ms")
+    assert (per_window["flow_id"].nunique() == 8).all()
+    assert (per_window["inter"].sum() == 4).all()
+    # Window ends on the 300 us grid (a window in which nothing was acknowledged is absent).
+    windows = rates["time_ms"].unique() / 0.3
+    assert windows == pytest.approx(np.round(windows))
+    assert ((rates["jfi"] > 0) & (rates["jfi"] <= 1 + 1e-12)).all()
+    assert rates["rate_gbps"].max() <= 100.0
+    assert (tmp_path / "uno" / "figures" / "fig8-rates.svg").is_file()

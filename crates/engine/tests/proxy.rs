@@ -191,3 +191,51 @@ fn repeated_runs_are_identical_and_seeds_change_the_spraying() {
     assert_ne!(u64s(&a, "ports", "tx_pkts"), u64s(&c, "ports", "tx_pkts"), "another seed sprays other paths");
 }
 
+
+/// The proxy's NIC (h0's only egress port) in the `ports` table: its most bytes queued.
+fn proxy_nic_max_queue_bytes(r: &Results) -> u64 {
+    let names = match r.table("ports").unwrap().column("port_name").unwrap() {
+        Column::Str(v) => v.clone(),
+        other => panic!("port_name is {other:?}"),
+    };
+    let i = names.iter().position(|n| n.starts_with("h0->")).unwrap_or_else(|| panic!("no h0 port in {names:?}"));
+    u64s(r, "ports", "max_queue_bytes")[i]
+}
+
+#[test]
+fn naive_proxy_s_puts_a_packet_on_its_nic_only_when_it_is_free() {
+    // proxy_R's legs deliver faster than proxy_S's one NIC can send: in arrival order the
+    // onward connections fill the NIC's FIFO; taking turns, a data packet waits for the
+    // NIC to be free (only 64 B ACKs to the senders ever queue there), and the same bytes
+    // arrive in about the same time.
+    let rr = run(&trimming("naive", 4, "4MB", "60pkt", 1, "500us"));
+    let fifo = run(&trimming("naive", 4, "4MB", "60pkt", 1, "500us").replace("total_bytes", "proxy_order = \"arrival\"\ntotal_bytes"));
+    let (q_rr, q_fifo) = (proxy_nic_max_queue_bytes(&rr), proxy_nic_max_queue_bytes(&fifo));
+    // (The counter includes the arriving packet: one data packet is the one going out.)
+    assert!(q_rr <= 4150, "round robin: no data packet waits at the NIC ({q_rr} B)");
+    assert!(q_fifo > 10 * 4150, "arrival order: the FIFO holds data ({q_fifo} B)");
+    for r in [&rr, &fifo] {
+        assert!(u64s(r, "flows", "bytes_acked").iter().all(|&b| b == 1_000_000));
+    }
+    let (a, b) = (ict_ps(&rr) as f64, ict_ps(&fifo) as f64);
+    assert!((a / b - 1.0).abs() < 0.05, "round robin {a} ps vs arrival {b} ps");
+}
+
+#[test]
+fn whole_segments_keep_a_short_tail_trimmable() {
+    // 1,000,180 B per sender is 241 full 4150 B segments and a 30 B tail. With the htsim
+    // convention (`header = "0B"`) that tail is smaller than a 64 B trimmed header: a
+    // queue that overflows cannot trim it and drops it, and only the RTO recovers it.
+    // With whole segments every flow is 242 full packets, and every loss is NACKed.
+    let runt = trimming("baseline", 4, "4000720B", "60pkt", 1, "500us");
+    let whole = runt.replace("fast_retransmit = false", "fast_retransmit = false\nwhole_segments = true");
+    let r = run(&runt);
+    assert!(summary(&r, "drops") > 0.0 && summary(&r, "timeouts") > 0.0, "a runt tail is dropped");
+    let w = run(&whole);
+    assert_eq!(summary(&w, "drops"), 0.0);
+    assert_eq!(summary(&w, "timeouts"), 0.0);
+    assert_eq!(summary(&w, "nacks"), summary(&w, "trims"));
+    assert!(u64s(&w, "flows", "size_bytes").iter().all(|&b| b == 242 * 4150));
+    assert!(u64s(&w, "flows", "bytes_acked").iter().all(|&b| b == 242 * 4150));
+    assert_eq!(u64s(&w, "incasts", "bytes_per_sender"), vec![242 * 4150]);
+}

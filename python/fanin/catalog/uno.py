@@ -29,6 +29,7 @@ LINK_DELAY_S = 1e-6
 DEFAULT_WAN_DELAY_S = 886.5e-6
 SCHEMES = {"uno_ecmp": "Uno+ECMP", "uno": "Uno", "gemini": "Gemini", "mprdma_bbr": "MPRDMA+BBR"}
 CLASSES = ("all", "intra", "inter")
+FAIR_SHARE_GBPS = 100 / 8  # eight flows into one 100 Gb/s port (Figs 3 and 8)
 
 _UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -124,3 +125,52 @@ def fct_bars(
             ax.set_yscale("log")
     axes[0][0].legend(fontsize=6)
     return fig
+
+
+def rates_with_jfi(results: Results) -> pd.DataFrame:
+    """Per-flow rates of the ``rates`` table while every flow still runs (until the first
+    completion): one row per (window, flow) with the flow's class and the window's Jain
+    index. A window in which a flow got nothing acknowledged counts as rate 0."""
+    f = results.flows.set_index("flow_id")
+    r = results.rates
+    cols = ["time_ms", "flow_id", "inter", "rate_gbps", "jfi"]
+    if r.empty:
+        return pd.DataFrame({c: pd.Series(dtype=float) for c in cols})
+    end_ps = int(f.loc[f["completed"], "finish_ps"].min()) if f["completed"].any() else int(r["time_ps"].max())
+    times = np.sort(r["time_ps"].unique())
+    times = times[times <= end_ps]
+    grid = pd.MultiIndex.from_product([times, f.index], names=["time_ps", "flow_id"])
+    rates = r.set_index(["time_ps", "flow_id"])["rate_bps"].reindex(grid, fill_value=0.0).reset_index()
+    ends = f.loc[rates["flow_id"]]
+    rates["inter"] = (ends["src"].to_numpy() // HOSTS_PER_DC) != (ends["dst"].to_numpy() // HOSTS_PER_DC)
+    x = rates.groupby("time_ps")["rate_bps"]
+    jfi = (x.sum() ** 2 / (x.count() * x.apply(lambda v: (v**2).sum()))).rename("jfi")
+    rates = rates.merge(jfi.reset_index(), on="time_ps")
+    rates["time_ms"] = rates["time_ps"] / 1e9
+    rates["rate_gbps"] = rates["rate_bps"] / 1e9
+    return rates[cols]
+
+
+def jfi_series(rates: pd.DataFrame) -> pd.Series:
+    """The Jain index per window (ms) of one run's ``rates_with_jfi`` rows."""
+    return rates.drop_duplicates("time_ms").set_index("time_ms")["jfi"]
+
+
+def min_jfi_after(rates: pd.DataFrame, from_ms: float = 100.0) -> float:
+    """The smallest Jain index of the windows from ``from_ms`` on (while all flows run):
+    the spec's fairness check is that it stays >= 0.9."""
+    j = jfi_series(rates)
+    after = j[j.index >= from_ms]
+    if after.empty:
+        raise ValueError(f"no rate window after {from_ms} ms (all flows must still run then)")
+    return float(after.min())
+
+
+def rate_lines(ax: Any, rates: pd.DataFrame, title: str) -> None:
+    """One line per flow (blue inter, orange intra) and the fair share, dashed."""
+    for _, g in rates.groupby("flow_id"):
+        ax.plot(g["time_ms"], g["rate_gbps"], lw=0.6, color="C0" if g["inter"].iloc[0] else "C1")
+    ax.axhline(FAIR_SHARE_GBPS, color="k", ls="--", lw=0.8)
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylim(0, 100)

@@ -37,10 +37,13 @@ pub enum EventKind {
     Pace = 10,
     /// A flow's per-packet retransmission deadline (the head of its deadline queue).
     PacketRto = 11,
+    /// A naive proxy's NIC is free: its onward connections take their next turn (index:
+    /// the proxy's turn order).
+    ProxyTurn = 12,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 12] = [
+const KINDS: [EventKind; 13] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -53,6 +56,7 @@ const KINDS: [EventKind; 12] = [
     EventKind::SampleWindows,
     EventKind::Pace,
     EventKind::PacketRto,
+    EventKind::ProxyTurn,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -99,7 +103,8 @@ impl Event {
             8 => EventKind::Respond,
             9 => EventKind::SampleWindows,
             10 => EventKind::Pace,
-            _ => EventKind::PacketRto,
+            11 => EventKind::PacketRto,
+            _ => EventKind::ProxyTurn,
         }
     }
 

@@ -168,6 +168,7 @@ pub struct TransportSpec {
     pub ecn_echo: Option<String>,
     pub rwnd: Option<String>,
     pub pacing: Option<bool>,
+    pub timestamp: Option<String>,
     pub rto: Option<String>,
     pub rto_margin: Option<String>,
     pub rto_margin_inter: Option<String>,
@@ -175,6 +176,7 @@ pub struct TransportSpec {
     pub base_rtt_inter: Option<String>,
     pub ack_size: Option<String>,
     pub fast_retransmit: Option<bool>,
+    pub whole_segments: Option<bool>,
     pub nack_decrease: Option<String>,
     pub dctcp: Option<DctcpSpec>,
     pub uno: Option<UnoSpec>,
@@ -242,6 +244,7 @@ pub struct WorkloadSpec {
     // proxy_incast (and the incast fields above)
     pub scheme: Option<String>,
     pub proxy: Option<String>,
+    pub proxy_order: Option<String>,
     // every kind
     pub start: Option<String>,
     // poisson
@@ -310,6 +313,7 @@ impl WorkloadSpec {
             ("token_window", self.token_window.is_some()),
             ("scheme", self.scheme.is_some()),
             ("proxy", self.proxy.is_some()),
+            ("proxy_order", self.proxy_order.is_some()),
         ]
     }
 }

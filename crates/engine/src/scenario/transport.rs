@@ -9,7 +9,7 @@ use crate::units::Size;
 use crate::ScenarioError;
 
 pub const ECHO_KINDS: &[&str] = &["dctcp", "classic"];
-pub const NACK_DECREASES: &[&str] = &["mss", "as_mark"];
+pub const NACK_DECREASES: &[&str] = &["mss", "as_mark", "halve"];
 
 /// A quantity given in multiples of the flow's own path (`"1bdp"`, `"3rtt"`): the
 /// multiple, or `None` when the value is an ordinary quantity.
@@ -40,6 +40,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     }
     let nack_decrease = match cx.choice("nack_decrease", t.nack_decrease.as_deref(), Some("mss"), NACK_DECREASES)? {
         "as_mark" => NackDecrease::AsMark,
+        "halve" => NackDecrease::Halve,
         _ => NackDecrease::Mss,
     };
     if !either(CcKind::HotnetsDctcp) && t.nack_decrease.is_some() {
@@ -117,6 +118,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         gemini: window::default_gemini(),
         mprdma: window::default_mprdma(),
         pacing: false,
+        stamp_at_first_switch: false,
         rto: RtoMode::Adaptive,
         base_rtt: None,
         base_rtt_inter: None,
@@ -125,6 +127,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         framing,
         ack_bytes,
         ecn,
+        whole_segments: t.whole_segments.unwrap_or(false),
         sender: SenderConfig {
             mss,
             init_cwnd,

@@ -1,5 +1,5 @@
 //! The window senders' part of `[transport]` (Uno's evaluation): `cc` per flow class,
-//! `pacing`, `rto`, `rto_margin(_inter)`, `base_rtt(_inter)`, `[transport.uno]`,
+//! `pacing`, `timestamp`, `rto`, `rto_margin(_inter)`, `base_rtt(_inter)`, `[transport.uno]`,
 //! `[transport.gemini]`, `[transport.mprdma]`.
 
 use super::fields::Ctx;
@@ -12,6 +12,7 @@ use crate::ScenarioError;
 
 pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
 pub const RTO_KINDS: &[&str] = &["adaptive", "per_packet"];
+pub const TIMESTAMP_KINDS: &[&str] = &["sender", "first_switch"];
 pub const MPRDMA_VARIANTS: &[&str] = &["a", "b"];
 
 fn kind(cx: &Ctx, key: &str, v: Option<&str>, default: &str) -> Result<CcKind, ScenarioError> {
@@ -52,6 +53,7 @@ fn uses(kinds: &(CcKind, CcKind), k: CcKind) -> bool {
 pub fn window_fields(cx: &Ctx, t: &TransportSpec, kinds: &(CcKind, CcKind), out: &mut TransportConfig) -> Result<(), ScenarioError> {
     let window = kinds.0.is_window_sender() || kinds.1.is_window_sender();
     out.pacing = t.pacing.unwrap_or(window);
+    out.stamp_at_first_switch = cx.choice("timestamp", t.timestamp.as_deref(), Some("sender"), TIMESTAMP_KINDS)? == "first_switch";
     let per_packet = cx.choice("rto", t.rto.as_deref(), Some(if window { "per_packet" } else { "adaptive" }), RTO_KINDS)? == "per_packet";
     for (key, given) in [("rto_margin", t.rto_margin.is_some()), ("rto_margin_inter", t.rto_margin_inter.is_some())] {
         if given && !per_packet {

@@ -4,7 +4,7 @@ use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
 use super::MAX_TIME;
 use crate::ids::HostId;
-use crate::proxy::{ProxyIncastSpec, ProxyScheme, SCHEMES};
+use crate::proxy::{ProxyIncastSpec, ProxyScheme, PROXY_ORDERS, SCHEMES};
 use crate::sim::choose_senders;
 use crate::topology::Topology;
 use crate::units::{Time, PS_PER_SEC};
@@ -17,7 +17,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
     const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
     match kind {
         "incast" => INCAST,
-        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy"],
+        "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy", "proxy_order"],
         "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start"],
         "permutation" => &["hosts", "bytes", "start"],
         "matrix" => &["file", "max_flows", "start"],
@@ -148,7 +148,12 @@ fn proxy_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: u
     if incast.receiver == proxy {
         return Err(cx.err("proxy", "must differ from the receiver"));
     }
-    Ok(ProxyIncastSpec { incast, proxy, scheme })
+    // How proxy_S shares its NIC (spec ASSUMPTION: round robin); only a naive proxy has one.
+    let order = cx.choice("proxy_order", w.proxy_order.as_deref(), Some("round_robin"), PROXY_ORDERS)?;
+    if w.proxy_order.is_some() && scheme != ProxyScheme::Naive {
+        return Err(cx.err("proxy_order", "applies only with scheme = \"naive\""));
+    }
+    Ok(ProxyIncastSpec { incast, proxy, scheme, round_robin: order == "round_robin" })
 }
 
 /// The receiver, the chosen senders (never `exclude`, a proxy) and the bytes each sends:

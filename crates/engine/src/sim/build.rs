@@ -1,6 +1,6 @@
 //! Building the world from a validated scenario.
 
-use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
+use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC, NO_TURNS};
 use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
@@ -106,6 +106,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         last_activity: 0,
         has_relays: false,
         proxy_nacks: 0,
+        proxy_turns: Vec::new(),
     };
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -132,7 +133,13 @@ impl World {
                     self.add_burst(w, inc, burst, None, &mut rng);
                 }
             }
-            Workload::ProxyIncast(p) => self.add_burst(w, &p.incast, 0, Some((p.proxy, p.scheme)), &mut rng),
+            Workload::ProxyIncast(p) => {
+                let first = self.flows.len();
+                self.add_burst(w, &p.incast, 0, Some((p.proxy, p.scheme)), &mut rng);
+                if p.scheme == ProxyScheme::Naive && p.round_robin {
+                    self.serve_in_turn(p.proxy, first);
+                }
+            }
             Workload::Permutation(p) => {
                 for (s, d) in p.pairs(&mut rng) {
                     let f = self.add_flow(s, d, p.bytes.unwrap_or(u64::MAX), p.start, NO_INCAST);
@@ -171,19 +178,20 @@ impl World {
         let id = self.incasts.len() as u32;
         let mut first = NEVER;
         let mut ideal: Time = 0;
+        let bytes = self.transport.flow_bytes(inc.bytes_per_sender);
         for &s in &inc.senders {
             let jitter = if inc.jitter > 0 { rng.gen_range(0..inc.jitter) } else { 0 };
-            let f = self.add_incast_flow(s, inc.receiver, inc.bytes_per_sender, at + jitter, id, proxy);
+            let f = self.add_incast_flow(s, inc.receiver, bytes, at + jitter, id, proxy);
             first = first.min(at + jitter);
             ideal = ideal.max(self.flows[f.idx()].ideal_fct);
         }
-        let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, inc.bytes_per_sender));
+        let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, bytes));
         self.incasts.push(IncastRecord {
             workload: w as u32,
             burst,
             receiver: inc.receiver,
             degree: inc.senders.len() as u32,
-            bytes_per_sender: inc.bytes_per_sender,
+            bytes_per_sender: bytes,
             first_start: first,
             last_finish: 0,
             last_delivery: 0,
@@ -228,6 +236,7 @@ impl World {
     /// Creates a flow routed through relay `via` (or `NO_HOST`).
     pub(super) fn add_flow_via(&mut self, src: HostId, dst: HostId, via: HostId, size: u64, start: Time, incast: u32) -> FlowId {
         let id = FlowId::from(self.flows.len());
+        let size = self.transport.flow_bytes(size);
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
         let path = self.flow_path(src, dst);
         let t = &self.transport;
@@ -272,6 +281,7 @@ impl World {
             via,
             feeds: NO_FLOW,
             nacks_sent: 0,
+            turns: NO_TURNS,
         });
         id
     }

@@ -2,7 +2,7 @@
 //! shared transport's timers. Kept beside `world.rs` in the same module so the compiler
 //! still inlines the whole per-packet path.
 
-use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC};
+use super::flow::{NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC, NO_TURNS};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -13,6 +13,18 @@ use crate::units::Time;
 impl World {
     // ---- transport --------------------------------------------------------------------
 
+    /// `transport.timestamp = "first_switch"`: Uno's artifact re-stamps a data packet at
+    /// the first switch with its arrival minus one serialization and the host link's delay,
+    /// the instant its NIC started sending it (`start`). RTT samples then leave out the
+    /// host's NIC queue, which several paced flows of one host build up.
+    #[inline(never)]
+    pub(super) fn stamp_at_first_switch(&mut self, r: PacketRef, start: Time) {
+        let pkt = self.pool.get_mut(r);
+        if pkt.kind == PacketKind::Data {
+            pkt.ts = start;
+        }
+    }
+
     pub(super) fn flow_start(&mut self, f: FlowId) {
         self.pending_starts -= 1;
         self.active_flows += 1;
@@ -20,10 +32,21 @@ impl World {
         self.arm_rto(f);
     }
 
-    /// Sends whatever the flow's window allows. `spare` is a packet slot to reuse (an ACK
-    /// that just arrived), or `NIL`.
+    /// Sends whatever the flow's window allows (a naive proxy's onward connection: when its
+    /// turn comes). `spare` is a packet slot to reuse (an ACK that just arrived), or `NIL`.
     #[inline]
-    pub(super) fn pump(&mut self, f: FlowId, mut spare: PacketRef) {
+    pub(super) fn pump(&mut self, f: FlowId, spare: PacketRef) {
+        let turns = self.flows[f.idx()].turns;
+        if turns != NO_TURNS {
+            return self.take_turns(turns, spare);
+        }
+        self.send_segments(f, spare, u32::MAX);
+    }
+
+    /// Sends up to `limit` segments the flow's window allows; returns how many it sent.
+    #[inline]
+    pub(super) fn send_segments(&mut self, f: FlowId, mut spare: PacketRef, limit: u32) -> u32 {
+        let mut sent = 0;
         let now = self.sched.now();
         let ecn = self.transport.ecn;
         let header = self.transport.header + self.transport.framing;
@@ -32,9 +55,10 @@ impl World {
         let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
         let src = flow.src;
         let nic = self.host_nic[src.idx()];
-        loop {
+        while sent < limit {
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
+            sent += 1;
             let entropy = match &mut flow.subflows {
                 None => flow.entropy,
                 Some(s) => s.next_entropy(),
@@ -85,6 +109,7 @@ impl World {
         if let Some(at) = flow.sender.take_pace_wait() {
             self.arm_pacer(f, at);
         }
+        sent
     }
 
     #[inline]
@@ -195,12 +220,17 @@ impl World {
         let now = self.sched.now();
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
+        // The oldest outstanding segment is being repaired: the timer, whose job is to catch
+        // losses nobody signalled, starts over with its retransmission (htsim's UEC source
+        // gives every resend a fresh deadline). Else a head segment trimmed again and
+        // again would time out while its NACKs still arrive.
+        let head = pkt.seq <= flow.sender.snd_una;
         if flow.finished() || !flow.sender.on_nack(now, pkt.seq, pkt.ts) {
             self.pool.free(r);
             return;
         }
         self.pump(f, r);
-        if self.flows[f.idx()].rto_deadline == NEVER {
+        if head || self.flows[f.idx()].rto_deadline == NEVER {
             self.arm_rto(f);
         }
     }

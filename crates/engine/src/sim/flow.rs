@@ -12,6 +12,8 @@ pub const NO_RPC: u32 = u32::MAX;
 /// No relay on the path / no connection fed by this one.
 pub const NO_HOST: HostId = HostId(u32::MAX);
 pub const NO_FLOW: FlowId = FlowId(u32::MAX);
+/// A connection that sends on its own, not in a naive proxy's turn order.
+pub const NO_TURNS: u32 = u32::MAX;
 
 pub struct Flow {
     pub src: HostId,
@@ -54,6 +56,9 @@ pub struct Flow {
     pub feeds: FlowId,
     /// NACKs sent for this flow's trimmed segments, by its receiver or its relay.
     pub nacks_sent: u64,
+    /// The naive proxy's turn order this onward connection sends in (`World::proxy_turns`),
+    /// or `NO_TURNS`.
+    pub turns: u32,
 }
 
 impl Flow {

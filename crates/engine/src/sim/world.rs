@@ -126,6 +126,8 @@ pub struct World {
     pub has_relays: bool,
     /// NACKs a streamlined proxy made from headers trimmed before it.
     pub proxy_nacks: u64,
+    /// Each naive proxy's onward connections, served in turn (`Flow::turns` indexes it).
+    pub proxy_turns: Vec<crate::proxy::Turns>,
 }
 
 impl World {
@@ -192,6 +194,7 @@ impl World {
             EventKind::SampleWindows => self.sample_windows(),
             EventKind::Pace => self.pace_fired(FlowId(ev.index())),
             EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
+            EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
         }
     }
 
@@ -245,7 +248,7 @@ impl World {
     /// Starts every queued packet whose turn came by `now`, each at the instant the previous
     /// one finished, and schedules the port's arrival event if its wire was empty.
     #[inline(always)]
-    fn catch_up(&mut self, port: PortId, now: Time) {
+    pub(super) fn catch_up(&mut self, port: PortId, now: Time) {
         let p = port_at(&mut self.ports, port);
         if p.busy_until > now || p.queue.is_empty() {
             return;
@@ -299,6 +302,9 @@ impl World {
         if host != NOT_A_HOST {
             if let Some(hc) = &mut self.host_counters {
                 hc.egress(HostId(host), start, bytes, retx);
+            }
+            if self.transport.stamp_at_first_switch {
+                self.stamp_at_first_switch(r, start);
             }
         }
         at

@@ -79,6 +79,12 @@ pub struct TransportConfig {
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
     pub pacing: bool,
+    /// Data packets are re-stamped when their host NIC starts sending them (Uno's
+    /// artifact, at the first switch), so host queueing stays out of RTT samples.
+    pub stamp_at_first_switch: bool,
+    /// Flow sizes round up to whole MSS segments, so every data packet is full-size
+    /// (htsim's convention: flows are counted in packets).
+    pub whole_segments: bool,
     pub rto: RtoMode,
     /// Base RTT of each class when the scenario sets it (else computed from the topology).
     pub base_rtt: Option<Time>,
@@ -97,6 +103,15 @@ impl TransportConfig {
     /// Bytes on the wire for a segment carrying `payload` bytes.
     pub fn wire_bytes(&self, payload: u64) -> u64 {
         payload + self.header + self.framing
+    }
+
+    /// The bytes a flow asked to send `size` bytes carries (`whole_segments`: whole MSS).
+    pub fn flow_bytes(&self, size: u64) -> u64 {
+        if self.whole_segments && size != u64::MAX {
+            size.div_ceil(self.mss()) * self.mss()
+        } else {
+            size
+        }
     }
 
     /// Every byte of a `size`-byte flow on the wire, headers and framing included.

@@ -6,8 +6,9 @@
 //! - every unmarked ACK: `cwnd += MSS * delivered / cwnd` (slow start below ssthresh);
 //!   the window-end cut is applied first and the increase after it, so a flow at the floor
 //!   still grows;
-//! - a NACK: `cwnd -= 1 MSS` (UEC-htsim's `decrease_on_nack = 1`), or, as a knob, the NACK
-//!   counts as one marked MSS toward the window's F;
+//! - a NACK (`nack_decrease`): `cwnd -= 1 MSS` (UEC-htsim's `decrease_on_nack = 1`), or
+//!   the NACK counts as one marked MSS toward the window's F, or it is a loss that halves
+//!   cwnd once per window of data (htsim's TCP/DCTCP `deflate_window` on a loss);
 //! - a timeout: ssthresh = cwnd / 2, cwnd = 1 MSS, slow start;
 //! - the window never exceeds the one the flow started with (one BDP of its own path).
 
@@ -20,6 +21,10 @@ pub enum NackDecrease {
     Mss,
     /// The NACK is one marked MSS in the current window's ECN fraction.
     AsMark,
+    /// The NACK is a loss: the first one of a window halves cwnd (floor min_cwnd), the
+    /// next cut waits until everything sent before it is acknowledged (htsim's TCP and
+    /// DCTCP sources react so to a loss: `deflate_window`, once per recovery).
+    Halve,
 }
 
 #[derive(Clone, Debug)]
@@ -31,11 +36,13 @@ pub struct HotnetsDctcp {
     ecn_bytes: u64,
     /// The observation window ends when snd_una reaches this sequence number.
     window_end: u64,
+    /// `Halve`: NACKs cut nothing more until snd_una reaches this sequence number.
+    nack_recover: u64,
 }
 
 impl HotnetsDctcp {
     pub fn new(g: f64, alpha_init: f64, nack: NackDecrease) -> Self {
-        HotnetsDctcp { g, alpha: alpha_init, nack, acked_bytes: 0, ecn_bytes: 0, window_end: 0 }
+        HotnetsDctcp { g, alpha: alpha_init, nack, acked_bytes: 0, ecn_bytes: 0, window_end: 0, nack_recover: 0 }
     }
 
     /// Closes the observation window when snd_una passes its end: alpha, then the cut.
@@ -85,6 +92,12 @@ impl CongestionControl for HotnetsDctcp {
                 self.acked_bytes += w.mss;
                 self.ecn_bytes += w.mss;
                 self.end_of_window(w, nack);
+            }
+            NackDecrease::Halve => {
+                if nack.snd_una >= self.nack_recover {
+                    w.reduce_to(w.cwnd / 2);
+                    self.nack_recover = nack.snd_nxt;
+                }
             }
         }
     }
@@ -154,6 +167,25 @@ mod tests {
         // Within the same window a second NACK does not cut again.
         c.on_nack(&mut w, &ack(0, false, 0, 10 * MSS));
         assert_eq!(w.cwnd, 5 * MSS);
+    }
+
+    #[test]
+    fn halving_nacks_cut_once_per_window_of_data() {
+        let mut c = HotnetsDctcp::new(1.0 / 16.0, 0.0, NackDecrease::Halve);
+        let mut w = Window::new(16 * MSS, MSS, MSS);
+        // The first NACK halves; NACKs for data sent before that cut change nothing.
+        c.on_nack(&mut w, &ack(0, false, 0, 16 * MSS));
+        assert_eq!((w.cwnd, w.ssthresh), (8 * MSS, 8 * MSS));
+        c.on_nack(&mut w, &ack(0, false, 10 * MSS, 20 * MSS));
+        assert_eq!(w.cwnd, 8 * MSS);
+        // Once everything sent before the cut is acknowledged, a NACK halves again, down to
+        // the floor.
+        c.on_nack(&mut w, &ack(0, false, 16 * MSS, 24 * MSS));
+        assert_eq!(w.cwnd, 4 * MSS);
+        for end in [30, 40, 50, 60] {
+            c.on_nack(&mut w, &ack(0, false, end * MSS, (end + 1) * MSS));
+        }
+        assert_eq!(w.cwnd, MSS);
     }
 
     #[test]
