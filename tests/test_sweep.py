@@ -137,6 +137,33 @@ def test_derive_rows_are_labelled_and_cached(small_incast: dict[str, Any], tmp_p
     assert set(both) == {"flows"} and len(both["flows"]) == 5
 
 
+def test_derive_key_follows_the_helpers_an_analysis_imports(tmp_path: Path) -> None:
+    """Editing a helper module that a figure's analysis imports reruns its derive."""
+    import sys
+
+    from fanin.sweep import _DeriveRef, load_module
+
+    (tmp_path / "fig_helpers.py").write_text("def scale():\n    return 1\n")
+    (tmp_path / "fig_analysis.py").write_text(
+        "from fig_helpers import scale\n\ndef derive(results, point):\n    return scale()\n"
+    )
+
+    def key() -> str:
+        for name in ("fig_helpers", "fig_analysis"):
+            sys.modules.pop(name, None)
+        sys.path.insert(0, str(tmp_path))
+        try:
+            module = load_module(tmp_path / "fig_analysis.py", "fig_analysis")
+            return _DeriveRef("d", module.derive).key
+        finally:
+            sys.path.remove(str(tmp_path))
+
+    before = key()
+    assert key() == before
+    (tmp_path / "fig_helpers.py").write_text("def scale():\n    return 2\n")
+    assert key() != before
+
+
 def test_sweep_file(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     small(small_incast).save(tmp_path / "base.toml")
     (tmp_path / "sweep.toml").write_text(

@@ -69,24 +69,27 @@ def test_fig12_quick_runs_every_scheme_on_the_uno_topology(tmp_path: Path) -> No
     assert (data[data["class"] == "inter"]["flows"] > 0).all()
 
 
-def test_rates_jain_index_per_window_until_the_first_completion() -> None:
-    """Two flows (one inter, one intra): a window where one got nothing counts it at 0; the
-    windows after the first flow ends are dropped."""
-    flows = pd.DataFrame({"flow_id": [0, 1], "src": [0, 130], "dst": [240, 240], "completed": [True, False], "finish_ps": [250_000_000_000, 0]})
+def test_rates_jain_index_per_window_while_every_flow_sends() -> None:
+    """Two flows (one inter, one intra): a window where one sent nothing counts it at 0; the
+    windows from the first flow's last sending window on are dropped."""
+    flows = pd.DataFrame({"flow_id": [0, 1], "src": [0, 130], "dst": [240, 240], "completed": [False, False], "finish_ps": [0, 0]})
     ms = 100_000_000_000  # 100 ms in ps
+    gbps = [10, 30, 20, 0, 5, 5, 5]
     rates = pd.DataFrame(
         {
-            "time_ps": [ms, ms, 2 * ms, 3 * ms],
-            "flow_id": [0, 1, 0, 0],
-            "rate_bps": [10e9, 30e9, 20e9, 5e9],
+            "time_ps": [ms, ms, 2 * ms, 2 * ms, 3 * ms, 3 * ms, 4 * ms],
+            "flow_id": [0, 1, 0, 1, 0, 1, 0],
+            "sent_bytes": [g * 1_000_000 for g in gbps],
+            "sent_rate_bps": [g * 1e9 for g in gbps],
         }
     )
     d = rates_with_jfi(SimpleNamespace(flows=flows, rates=rates))  # type: ignore[arg-type]
+    # Flow 1 last sends in the 300 ms window: that window and later ones are dropped.
     assert sorted(d["time_ms"].unique()) == [100.0, 200.0]
     assert d.set_index("flow_id")["inter"].to_dict() == {0: True, 1: False}
     jfi = d.drop_duplicates("time_ms").set_index("time_ms")["jfi"]
     assert jfi[100.0] == pytest.approx(40**2 / (2 * (10**2 + 30**2)))  # 0.8
-    assert jfi[200.0] == pytest.approx(0.5)  # flow 1 got nothing acknowledged
+    assert jfi[200.0] == pytest.approx(0.5)  # flow 1 sent nothing
     assert min_jfi_after(d, 100.0) == pytest.approx(0.5)
     assert min_jfi_after(d, 150.0) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="no rate window after"):

@@ -59,7 +59,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("completed", _BOOL),
     ],
     "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64), ("phantom_bytes", _U64)],
-    "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64)],
+    "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64), ("sent_bytes", _U64), ("sent_rate_bps", _F64)],
     "hosts": [
         ("host", _U32),
         ("host_name", _STR),

@@ -316,6 +316,34 @@ def load_module(path: str | os.PathLike[str], name: str) -> ModuleType:
     return module
 
 
+_FANIN_DIR = Path(__file__).resolve().parent
+
+
+def _source_closure(module: ModuleType) -> list[str]:
+    """The files of ``module`` and of every module it uses, directly or through those, that
+    lives in the fanin package or beside ``module`` (the helpers a figure's analysis
+    imports); sorted, so the derive key is stable. Libraries are left out: their versions
+    do not change under a cache."""
+    own = Path(module.__file__ or "").resolve()
+    roots = (_FANIN_DIR, own.parent)
+    seen: dict[str, ModuleType] = {}
+    todo = [module]
+    while todo:
+        m = todo.pop()
+        f = getattr(m, "__file__", None)
+        if not f or not f.endswith(".py"):
+            continue
+        path = Path(f).resolve()
+        if str(path) in seen or not any(path.is_relative_to(r) for r in roots):
+            continue
+        seen[str(path)] = m
+        for value in vars(m).values():
+            used = value if isinstance(value, ModuleType) else sys.modules.get(getattr(value, "__module__", "") or "")
+            if used is not None:
+                todo.append(used)
+    return sorted(seen)
+
+
 class _DeriveRef:
     """A derive function that can travel to a worker: by module file and qualified name."""
 
@@ -324,8 +352,9 @@ class _DeriveRef:
         self.module, self.qualname = fn.__module__, fn.__qualname__
         mod = sys.modules.get(self.module)
         self.file = getattr(mod, "__file__", None)
-        if self.file and Path(self.file).is_file():
-            source = Path(self.file).read_bytes()  # any edit of the module reruns derive
+        if mod is not None and self.file and Path(self.file).is_file():
+            # Any edit of the module, or of a fanin or sibling module it uses, reruns derive.
+            source = b"".join(Path(f).read_bytes() for f in _source_closure(mod))
         else:
             source = fn.__code__.co_code + repr(fn.__code__.co_consts).encode()
         self.key = hashlib.sha256(source + self.qualname.encode()).hexdigest()[:16]

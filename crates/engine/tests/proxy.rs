@@ -168,14 +168,19 @@ fn at_a_long_latency_a_proxy_finishes_in_one_rtt_plus_the_transfer() {
 
 #[test]
 fn connection_rates_add_up_to_every_flow() {
-    let toml = trimming("naive", 4, "4MB", "60pkt", 1, "500us").replace("[record]\n", "[record]\nrates = { interval = \"50us\" }\n");
+    let toml = trimming("naive", 4, "4MB", "8pkt", 1, "500us").replace("[record]\n", "[record]\nrates = { interval = \"50us\" }\n");
     let r = run(&toml);
     let flow = u64s(&r, "rates", "flow_id");
     let acked = u64s(&r, "rates", "acked_bytes");
+    let sent = u64s(&r, "rates", "sent_bytes");
     let time = u64s(&r, "rates", "time_ps");
+    let retx = u64s(&r, "flows", "retx_bytes");
+    assert!(retx.iter().sum::<u64>() > 0, "the scenario should retransmit");
     for f in 0..8u64 {
-        let total: u64 = flow.iter().zip(&acked).filter(|(x, _)| **x == f).map(|(_, b)| b).sum();
-        assert_eq!(total, 1_000_000, "flow {f}");
+        let of = |col: &[u64]| -> u64 { flow.iter().zip(col).filter(|(x, _)| **x == f).map(|(_, b)| b).sum() };
+        assert_eq!(of(&acked), 1_000_000, "flow {f}");
+        // Sent counts every transmission: the flow's bytes once, plus its retransmissions.
+        assert_eq!(of(&sent), 1_000_000 + retx[f as usize], "flow {f}");
     }
     assert!(time.iter().all(|t| t % 50_000_000 == 0));
 }

@@ -128,26 +128,29 @@ def fct_bars(
 
 
 def rates_with_jfi(results: Results) -> pd.DataFrame:
-    """Per-flow rates of the ``rates`` table while every flow still runs (until the first
-    completion): one row per (window, flow) with the flow's class and the window's Jain
-    index. A window in which a flow got nothing acknowledged counts as rate 0."""
+    """Per-flow sending rates (bytes sent, retransmissions included, per window of the
+    ``rates`` table: the artifact's measure) while every flow still sends: one row per
+    (window, flow) with the flow's class and the window's Jain index, for the windows
+    before the first flow's last sending window (a flow sends its last bytes up to an RTT
+    before it completes; that window is partial). A window in which a flow sent nothing
+    counts as rate 0."""
     f = results.flows.set_index("flow_id")
     r = results.rates
     cols = ["time_ms", "flow_id", "inter", "rate_gbps", "jfi"]
     if r.empty:
         return pd.DataFrame({c: pd.Series(dtype=float) for c in cols})
-    end_ps = int(f.loc[f["completed"], "finish_ps"].min()) if f["completed"].any() else int(r["time_ps"].max())
+    end_ps = r[r["sent_bytes"] > 0].groupby("flow_id")["time_ps"].max().min()
     times = np.sort(r["time_ps"].unique())
-    times = times[times <= end_ps]
+    times = times[times < end_ps]
     grid = pd.MultiIndex.from_product([times, f.index], names=["time_ps", "flow_id"])
-    rates = r.set_index(["time_ps", "flow_id"])["rate_bps"].reindex(grid, fill_value=0.0).reset_index()
+    rates = r.set_index(["time_ps", "flow_id"])["sent_rate_bps"].reindex(grid, fill_value=0.0).reset_index()
     ends = f.loc[rates["flow_id"]]
     rates["inter"] = (ends["src"].to_numpy() // HOSTS_PER_DC) != (ends["dst"].to_numpy() // HOSTS_PER_DC)
-    x = rates.groupby("time_ps")["rate_bps"]
+    x = rates.groupby("time_ps")["sent_rate_bps"]
     jfi = (x.sum() ** 2 / (x.count() * x.apply(lambda v: (v**2).sum()))).rename("jfi")
     rates = rates.merge(jfi.reset_index(), on="time_ps")
     rates["time_ms"] = rates["time_ps"] / 1e9
-    rates["rate_gbps"] = rates["rate_bps"] / 1e9
+    rates["rate_gbps"] = rates["sent_rate_bps"] / 1e9
     return rates[cols]
 
 
@@ -157,7 +160,7 @@ def jfi_series(rates: pd.DataFrame) -> pd.Series:
 
 
 def min_jfi_after(rates: pd.DataFrame, from_ms: float = 100.0) -> float:
-    """The smallest Jain index of the windows from ``from_ms`` on (while all flows run):
+    """The smallest Jain index of the windows from ``from_ms`` on (while all flows send):
     the spec's fairness check is that it stays >= 0.9."""
     j = jfi_series(rates)
     after = j[j.index >= from_ms]

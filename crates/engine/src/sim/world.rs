@@ -391,7 +391,7 @@ impl World {
         let Some(series) = &mut self.rate_series else { return };
         for (i, f) in self.flows.iter().enumerate() {
             if f.start <= now {
-                series.record(now, i, f.sender.snd_una);
+                series.record(now, i, f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
             }
         }
         let interval = series.interval;
