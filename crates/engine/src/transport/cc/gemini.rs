@@ -10,7 +10,8 @@
 //!   `cwnd *= 1 - max(ecn ? E F : 0, delay ? 0.1 : 0)`, F = 4K / (BDP + K); a cut also
 //!   restarts the round's clock.
 //! - Unmarked ACKs: `cwnd += H BDP_inter acked / cwnd` for every flow, so both classes
-//!   gain the same bytes per own RTT; slow start (below ssthresh) after a timeout.
+//!   gain the same bytes per own RTT; slow start after a timeout, until cwnd first reaches
+//!   ssthresh (a cut below it later does not restart it).
 //! - No Quick Adapt. A timeout restarts from one MSS with ssthresh = cwnd / 2, at most
 //!   once per RTO (`GeminiSrc::retransmit_packet`'s `most_recent_rto_reduction` gate):
 //!   the other packets of the same loss burst time out without cutting again. It also
@@ -132,6 +133,11 @@ impl CongestionControl for Gemini {
             self.round_min_rtt = self.round_min_rtt.min(ack.rtt_sample);
         }
         let delay = self.inter && self.round_min_rtt != Time::MAX && self.round_min_rtt > self.delay_limit;
+        // Slow start ends for good at ssthresh (the artifact's phase flag): a later cut
+        // below it does not bring it back.
+        if self.w.cwnd >= self.ssthresh {
+            self.ssthresh = 0.0;
+        }
         if ack.ece || delay {
             if self.armed() {
                 self.cut(ack.now, ack.ece, delay);
@@ -269,9 +275,15 @@ mod tests {
         // Slow start: every ACKed byte adds one.
         g.on_ack(&mut w, &AckSignal { now: 4 * PS_PER_MS, delivered: 4096, rtt_sample: 1_800 * PS_PER_US, ..Default::default() });
         assert_eq!(w.cwnd, 8192);
-        // One RTO later the gate opens again.
+        // Slow start ends at ssthresh and a cut below it does not restart it.
+        w.cwnd = (bdp / 2.0) as u64 + 1;
+        g.on_ack(&mut w, &AckSignal { now: 5 * PS_PER_MS, delivered: 4096, rtt_sample: 1_800 * PS_PER_US, ..Default::default() });
+        assert_eq!(g.ssthresh, 0.0);
+        w.cwnd = 100_000;
+        g.on_ack(&mut w, &AckSignal { now: 5 * PS_PER_MS + 1, delivered: 4096, rtt_sample: 1_800 * PS_PER_US, ..Default::default() });
+        assert!(g.w.cwnd - 100_000.0 < 300.0, "additive increase, not slow start: {}", g.w.cwnd);
+        // One RTO after the first cut the gate opens again.
         g.on_packet_timeout(&mut w, 3 * PS_PER_MS + RTO_INTER + 1);
         assert_eq!(g.timeout_cuts, 2);
-        assert!((g.ssthresh - 4096.0).abs() < 1.0);
     }
 }
