@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fanin import Results
+from fanin.catalog.plots import minmax_err
 
 SCHEMES = ("baseline", "naive", "streamlined")
 LABELS = {"baseline": "Baseline", "naive": "Proxy (Naive)", "streamlined": "Proxy (Streamlined)"}
@@ -67,7 +68,7 @@ def plot_ict(df: pd.DataFrame, x: str, xlabel: str, *, xscale: float = 1.0, log:
         g = df[df["variant"] == scheme].groupby(x)["ict_ms"]
         mean, lo, hi = g.mean(), g.min(), g.max()
         xs = np.asarray(mean.index, dtype=float) * xscale
-        ax.errorbar(xs, mean, yerr=[mean - lo, hi - mean], fmt=MARKERS[scheme] + "-", capsize=3, ms=4, label=LABELS[scheme])
+        ax.errorbar(xs, mean, yerr=minmax_err(mean, lo, hi), fmt=MARKERS[scheme] + "-", capsize=3, ms=4, label=LABELS[scheme])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("incast completion time (ms)")
     if log:

@@ -10,13 +10,19 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 
+def minmax_err(mean: Any, lo: Any, hi: Any) -> np.ndarray:
+    """Error-bar lengths from the mean down to the minimum and up to the maximum. Clipped at
+    zero: the mean of equal values can round one ulp past them, which matplotlib refuses."""
+    return np.clip(np.vstack([np.asarray(mean) - np.asarray(lo), np.asarray(hi) - np.asarray(mean)]), 0.0, None)
+
+
 def mean_minmax(ax: Axes, df: pd.DataFrame, x: str, y: str, *, label: str | None = None, **kw: Any) -> pd.DataFrame:
     """The mean of ``y`` at each ``x`` (over seeds, say) with bars from min to max.
 
     Returns the drawn table (``x``, mean, min, max) so a metric can use the same numbers.
     """
     g = df.groupby(x)[y].agg(["mean", "min", "max"]).reset_index()
-    yerr = np.vstack([g["mean"] - g["min"], g["max"] - g["mean"]])
+    yerr = minmax_err(g["mean"], g["min"], g["max"])
     kw.setdefault("fmt", "o-")
     kw.setdefault("capsize", 3)
     ax.errorbar(g[x], g["mean"], yerr=yerr, label=label, **kw)
@@ -42,7 +48,7 @@ def grouped_bars(
     for i, b in enumerate(bars):
         d = g[g[bar] == b].set_index(group).reindex(groups)
         xs = np.arange(len(groups)) + (i - (len(bars) - 1) / 2) * w
-        yerr = np.vstack([d["mean"] - d["min"], d["max"] - d["mean"]])
+        yerr = minmax_err(d["mean"], d["min"], d["max"])
         ax.bar(xs, d["mean"], w, yerr=yerr, capsize=2, label=str(b))
     ax.set_xticks(np.arange(len(groups)), [str(x) for x in groups])
     return g
