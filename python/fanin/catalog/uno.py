@@ -120,7 +120,9 @@ def fct_bars(
             ax.bar(xs, ys, width, label=SCHEMES[v])
         ax.set_xticks(np.arange(len(groups)), [str(g) for g in groups])
         ax.set_title(cls.capitalize(), fontsize=8)
-        ax.set_ylabel(f"{stat.replace('_', ' ')} ({unit})")
+        # `mean_fct_us` scaled to ms reads "mean FCT (ms)": the column's unit suffix goes.
+        name = stat.removesuffix("_us").removesuffix("_ms").replace("_", " ").replace("fct", "FCT")
+        ax.set_ylabel(f"{name} ({unit})")
         if log:
             ax.set_yscale("log")
     axes[0][0].legend(fontsize=6)
