@@ -77,6 +77,30 @@ def run_case(case: Case) -> dict[str, Any]:
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
+# ---------------------------------------------------------------- repetitions
+
+
+def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row from repeated runs of a case: the run with the median run-loop time (its
+    summary and completion time), the range of speeds over all runs, and the largest peak.
+    On a shared machine a neighbour can slow one run by 2x; the median is robust to that,
+    and the range shows how much the machine moved."""
+    timed = sorted(runs, key=lambda r: r["summary"].get("wall_s") or float("inf"))
+    row = dict(timed[(len(timed) - 1) // 2])
+    rates = [_rate(r) for r in runs]
+    known = [x for x in rates if x is not None]
+    row["rate_range"] = (min(known), max(known)) if known else None
+    row["peak_mb"] = max(r["peak_mb"] for r in runs)
+    row["repeats"] = len(runs)
+    return row
+
+
+def _rate(r: dict[str, Any]) -> float | None:
+    s = r["summary"]
+    wall, hops = s.get("wall_s"), s.get("packet_hops")
+    return hops / wall / 1e6 if hops is not None and wall else None
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -93,23 +117,28 @@ def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-    for i, col in enumerate(("scenario", "wall s", "Mevents", "Mev/s", "Mhops", "Mhops/s", "peak MB", "")):
-        t.add_column(col, justify="left" if i in (0, 7) else "right", no_wrap=True)
+    columns = ("scenario", "wall s", "Mev/s", "Mhops", "Mhops/s", "range", "peak MB", "")
+    for i, col in enumerate(columns):
+        t.add_column(col, justify="left" if i in (0, len(columns) - 1) else "right", no_wrap=True)
     for case, r in rows:
         s = r["summary"]
         wall, events, hops = s.get("wall_s"), s.get("events"), s.get("packet_hops")
-        rate = hops / wall / 1e6 if hops is not None and wall else None
+        rate = _rate(r)
         ok = rate is not None and rate >= case.min_mhops_per_s and r["peak_mb"] < PEAK_LIMIT_MB
+        lo_hi = r.get("rate_range")
         t.add_row(
             f"({case.key}) {case.label}",
             _num(wall, ".3f"),
-            _num(events / 1e6 if events is not None else None, ".2f"),
             _num(events / wall / 1e6 if events is not None and wall else None, ".1f"),
             _num(hops / 1e6 if hops is not None else None, ".2f"),
             _num(rate, ".1f"),
+            f"{lo_hi[0]:.1f}-{lo_hi[1]:.1f}" if lo_hi else "-",
             _num(r["peak_mb"], ".0f"),
             "[green]pass[/]" if ok else "[red]FAIL[/]",
         )
+    repeats = max((r.get("repeats", 1) for _, r in rows), default=1)
+    if repeats > 1:
+        t.caption += f"; median of {repeats} runs each (range: slowest-fastest)"
     return t
 
 
@@ -187,24 +216,30 @@ def main(
     *,
     only: str | None = None,
     compare: str | None = None,
+    repeat: int = 1,
     console: Console | None = None,
     fail: Callable[[str], NoReturn] | None = None,
 ) -> list[tuple[Case, dict[str, Any]]]:
-    """Runs the selected cases (default all) and prints the table; returns the raw rows."""
+    """Runs the selected cases (default all) ``repeat`` times, round by round so a slow
+    spell of the machine hits every case alike, and prints the table; returns the rows."""
     console = console or Console()
     keys = [k.strip() for k in only.split(",")] if only else list(CASES)
     bad = [k for k in keys if k not in CASES]
+    if repeat < 1:
+        raise _bad(fail, f"--repeat: must be at least 1 (got {repeat})")
     if compare is not None and compare != "ns3":
         raise _bad(fail, f"--compare: unknown simulator {compare!r} (allowed: ns3)")
     if bad:
         raise _bad(fail, f"--only: unknown scenario {', '.join(bad)} (allowed: {', '.join(CASES)})")
     if compare == "ns3" and "a" not in keys:
         keys.insert(0, "a")
-    rows = []
-    for key in keys:
-        case = CASES[key]
-        with console.status(f"running ({key}) {case.what} ..."):
-            rows.append((case, run_case(case)))
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in keys}
+    for i in range(repeat):
+        for key in keys:
+            case = CASES[key]
+            with console.status(f"running ({key}) {case.what} ... ({i + 1}/{repeat})"):
+                runs[key].append(run_case(case))
+    rows = [(CASES[k], combine(runs[k])) for k in keys]
     console.print(speed_table(rows))
     if compare == "ns3":
         compare_ns3(dict(rows)[CASES["a"]], console)

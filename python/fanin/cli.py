@@ -122,12 +122,13 @@ def validate(scenario: Annotated[Path, typer.Argument(help="scenario TOML file")
 def bench(
     compare: Annotated[str | None, typer.Option(help="also run scenario (a) in another simulator: ns3")] = None,
     only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c")] = None,
+    repeat: Annotated[int, typer.Option(help="runs of each scenario; the table shows the median and the range")] = 3,
 ) -> None:
     """Time the three fixed benchmark scenarios, each in a fresh process."""
     from fanin import bench as b
 
     with user_errors():
-        b.main(only=only, compare=compare, console=out, fail=fail)
+        b.main(only=only, compare=compare, repeat=repeat, console=out, fail=fail)
 
 
 @app.command()
