@@ -141,7 +141,7 @@ def test_derive_key_follows_the_helpers_an_analysis_imports(tmp_path: Path) -> N
     """Editing a helper module that a figure's analysis imports reruns its derive."""
     import sys
 
-    from fanin.sweep import _DeriveRef, load_module
+    from fanin.derive_ref import DeriveRef, load_module
 
     (tmp_path / "fig_helpers.py").write_text("def scale():\n    return 1\n")
     (tmp_path / "fig_analysis.py").write_text(
@@ -154,7 +154,7 @@ def test_derive_key_follows_the_helpers_an_analysis_imports(tmp_path: Path) -> N
         sys.path.insert(0, str(tmp_path))
         try:
             module = load_module(tmp_path / "fig_analysis.py", "fig_analysis")
-            return _DeriveRef("d", module.derive).key
+            return DeriveRef("d", module.derive).key
         finally:
             sys.path.remove(str(tmp_path))
 

@@ -13,20 +13,15 @@ for every run with the labels prepended. The format of a sweep file is in docs/c
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import itertools
 import json
 import multiprocessing
 import os
-import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -34,11 +29,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fanin._fs import MANIFEST, atomic_write_bytes
+from fanin.derive_ref import Derive, DeriveRef, load_module  # noqa: F401 (load_module: re-exported)
 from fanin.run_key import default_cache, run_key
 from fanin.results import TIMING, Results
 from fanin.scenario import Scenario
 
-Derive = Callable[[Results, dict[str, Any]], pd.DataFrame]
 """Reduces one run to a small table: ``derive(results, point) -> DataFrame``."""
 ProgressFn = Callable[[int, int], None]
 """Called with ``(runs finished, runs in total)`` as runs finish (cached ones count at once)."""
@@ -292,95 +287,7 @@ def _load_scenario(base_dir: Path, name: Any, where: str) -> Scenario:
     return Scenario.load(path)
 
 
-# ---------------------------------------------------------------- cache keys
-
-# ---------------------------------------------------------------- derive functions across processes
-
-_MODULES: dict[str, ModuleType] = {}
-
-
-def load_module(path: str | os.PathLike[str], name: str) -> ModuleType:
-    """Imports a Python file under ``name`` (once per process); workers find it the same way."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
-
-
-_FANIN_DIR = Path(__file__).resolve().parent
-
-
-def _source_closure(module: ModuleType) -> list[str]:
-    """The files of ``module`` and of every module it uses, directly or through those, that
-    lives in the fanin package or beside ``module`` (the helpers a figure's analysis
-    imports); sorted, so the derive key is stable. Libraries are left out: their versions
-    do not change under a cache."""
-    own = Path(module.__file__ or "").resolve()
-    roots = (_FANIN_DIR, own.parent)
-    seen: dict[str, ModuleType] = {}
-    todo = [module]
-    while todo:
-        m = todo.pop()
-        f = getattr(m, "__file__", None)
-        if not f or not f.endswith(".py"):
-            continue
-        path = Path(f).resolve()
-        if str(path) in seen or not any(path.is_relative_to(r) for r in roots):
-            continue
-        seen[str(path)] = m
-        for value in vars(m).values():
-            used = value if isinstance(value, ModuleType) else sys.modules.get(getattr(value, "__module__", "") or "")
-            if used is not None:
-                todo.append(used)
-    return sorted(seen)
-
-
-class _DeriveRef:
-    """A derive function that can travel to a worker: by module file and qualified name."""
-
-    def __init__(self, name: str, fn: Derive) -> None:
-        self.name, self.fn = name, fn
-        self.module, self.qualname = fn.__module__, fn.__qualname__
-        mod = sys.modules.get(self.module)
-        self.file = getattr(mod, "__file__", None)
-        if mod is not None and self.file and Path(self.file).is_file():
-            # Any edit of the module, or of a fanin or sibling module it uses, reruns derive.
-            source = b"".join(Path(f).read_bytes() for f in _source_closure(mod))
-        else:
-            source = fn.__code__.co_code + repr(fn.__code__.co_consts).encode()
-        self.key = hashlib.sha256(source + self.qualname.encode()).hexdigest()[:16]
-
-    def portable(self) -> bool:
-        return "<" not in self.qualname and self.module != "__main__" and self.file is not None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "fn"}
-
-    def resolve(self) -> Derive:
-        fn = self.__dict__.get("fn")
-        if fn is None:
-            try:
-                module = importlib.import_module(self.module)
-            except ImportError:
-                assert self.file is not None
-                module = load_module(self.file, self.module)
-            found: Any = module
-            for part in self.qualname.split("."):
-                found = getattr(found, part)
-            self.fn = fn = found
-        return fn  # type: ignore[no-any-return]
-
-    def path(self, run_dir: Path) -> Path:
-        return run_dir / "derived" / f"{self.name}-{self.key}.parquet"
+# ---------------------------------------------------------------- running the tasks
 
 
 @dataclass
@@ -391,7 +298,7 @@ class _Task:
     seed: int
     labels: dict[str, Any]
     tables: list[str] | None
-    derives: list[_DeriveRef]
+    derives: list[DeriveRef]
 
     def done(self) -> bool:
         d = Path(self.run_dir)
@@ -476,7 +383,7 @@ class _Bar:
         self._p.update(self._task, completed=done, total=total)
 
 
-def _tasks(sweep: Sweep, derives: list[_DeriveRef], cache: Path) -> list[_Task]:
+def _tasks(sweep: Sweep, derives: list[DeriveRef], cache: Path) -> list[_Task]:
     tasks = []
     for p in sweep.points():
         key = run_key(p.scenario, p.seed, sweep.tables)
@@ -486,12 +393,12 @@ def _tasks(sweep: Sweep, derives: list[_DeriveRef], cache: Path) -> list[_Task]:
     return tasks
 
 
-def _refs(derive: Derive | Mapping[str, Derive] | None) -> list[_DeriveRef]:
+def _refs(derive: Derive | Mapping[str, Derive] | None) -> list[DeriveRef]:
     if derive is None:
         return []
     if callable(derive):
-        return [_DeriveRef("derive", derive)]
-    return [_DeriveRef(name, fn) for name, fn in derive.items()]
+        return [DeriveRef("derive", derive)]
+    return [DeriveRef(name, fn) for name, fn in derive.items()]
 
 
 def run_sweeps(
@@ -622,7 +529,7 @@ def _with_labels(labels: dict[str, Any], frame: pd.DataFrame, where: str) -> pd.
     return frame
 
 
-def _collect(sweep: Sweep, derive: Any, refs: list[_DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
+def _collect(sweep: Sweep, derive: Any, refs: list[DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
     if not refs:
         rows = [{**t.labels, **_summary_row(Path(t.run_dir))} for t in tasks]
         frame = pd.DataFrame(rows)

@@ -54,8 +54,9 @@ impl PacketRto {
 
     /// The transmission just recorded leaves the host `wait` later than it was handed
     /// over (it queues at the NIC): its deadline counts from then, as the artifact's
-    /// `timer = now + service_time + rto`. A NIC is FIFO for data, so deadlines stay
-    /// in send order; the max() only guards that order.
+    /// `timer = now + service_time + rto`. The wait is estimated from the NIC's backlog
+    /// (exact for a FIFO, an upper bound under a per-flow round robin), so a later packet
+    /// could get an earlier deadline; the max() keeps the deadline queue in send order.
     pub fn delay_last(&mut self, wait: Time) {
         let n = self.queue.len();
         if n == 0 || wait == 0 {
