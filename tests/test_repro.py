@@ -265,3 +265,16 @@ def test_bad_override_names_the_figure(toy: Path, tmp_path: Path) -> None:
         repro("toy", catalog=toy, out=tmp_path / "o", jobs=1)
     assert e.value.path == "transport.cc" and "variant=warp" in str(e.value) and "incast/figure.toml" in str(e.value)
     assert not (tmp_path / "o").exists()
+
+
+def test_error_bars_of_equal_seeds_are_zero_not_negative() -> None:
+    """The mean of equal values can round one ulp past them; matplotlib refuses a negative bar."""
+    import numpy as np
+
+    from fanin.catalog.plots import minmax_err
+
+    mean = np.array([0.1, 0.2, 0.3]).sum() / 3  # rounds past the min/max below
+    err = minmax_err(np.array([mean]), np.array([0.2000000000000001]), np.array([0.1999999999999999]))
+    assert err.tolist() == [[0.0], [0.0]]
+    err = minmax_err(np.array([2.0]), np.array([1.0]), np.array([4.0]))
+    assert err.tolist() == [[1.0], [2.0]]
