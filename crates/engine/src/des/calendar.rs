@@ -132,26 +132,37 @@ impl<T: Copy + Ord> Calendar<T> {
         }
     }
 
-    /// The smallest key, moving the clock to its bucket if needed.
-    #[inline(always)]
-    pub fn peek_key(&mut self) -> Option<u64> {
-        if let Some(e) = self.ready.get(self.head) {
-            return Some(e.key);
-        }
-        if self.len == 0 {
-            return None;
-        }
-        self.advance();
-        Some(self.ready[self.head].key)
-    }
-
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, T)> {
-        self.peek_key()?;
-        let e = self.ready[self.head];
+        self.pop_until(u64::MAX)
+    }
+
+    /// Pops the smallest entry if its key is at most `limit` (one look at the next entry:
+    /// this runs once per event).
+    #[inline(always)]
+    pub fn pop_until(&mut self, limit: u64) -> Option<(u64, T)> {
+        let e = *self.next()?;
+        if e.key > limit {
+            return None;
+        }
         self.head += 1;
         self.len -= 1;
         Some((e.key, e.value))
+    }
+
+    /// The smallest entry, moving to the next bucket when the current one is spent.
+    #[inline(always)]
+    fn next(&mut self) -> Option<&Entry<T>> {
+        if self.head == self.ready.len() {
+            if self.len == 0 {
+                return None;
+            }
+            self.advance();
+        }
+        debug_assert!(self.head < self.ready.len());
+        // SAFETY: `advance` leaves the current bucket non-empty with `head` at its start,
+        // and otherwise `head < ready.len()` was just tested.
+        Some(unsafe { self.ready.get_unchecked(self.head) })
     }
 
     /// The value `k` places after the next one, if it is in the current bucket.

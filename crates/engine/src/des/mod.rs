@@ -177,11 +177,7 @@ impl Schedule {
     /// The next event if it is due no later than `limit`; advances the clock.
     #[inline(always)]
     pub fn pop_until(&mut self, limit: Time) -> Option<Event> {
-        let t = self.heap.peek_key()?;
-        if t > limit {
-            return None;
-        }
-        let (t, ev) = self.heap.pop()?;
+        let (t, ev) = self.heap.pop_until(limit)?;
         self.now = t;
         self.events += 1;
         Some(ev)
