@@ -196,6 +196,7 @@ impl World {
         }
     }
 
+    /// Timers, starts and sampling: rare, so kept out of the inlined arrival loop.
     #[inline(never)]
     fn dispatch_timer(&mut self, ev: Event) {
         match ev.kind() {
