@@ -22,6 +22,8 @@ const NO_NODE: NodeId = NodeId(u32::MAX);
 /// The `len` of the group a switch uses for the hosts it delivers to: the port is the
 /// destination's own (`host_port`).
 const DELIVER: u32 = u32::MAX;
+/// Every switch's `DELIVER` group is its first.
+const DELIVER_ID: u16 = 0;
 
 pub struct Fib {
     n_classes: usize,
@@ -40,7 +42,7 @@ pub struct Fib {
 }
 
 impl Fib {
-    /// `None` when a switch has more than 65,535 distinct next-hop sets (then the caller
+    /// `None` when a switch has more than 65,534 distinct next-hop sets (then the caller
     /// falls back to `Routes`).
     pub fn new(topo: &Topology, routes: &Routes) -> Option<Fib> {
         let switches: Vec<NodeId> =
@@ -53,10 +55,12 @@ impl Fib {
         for (row, &n) in switches.iter().enumerate() {
             fib.row_of[n.idx()] = row as u32;
             fib.group_base.push(fib.groups.len() as u32);
+            // Local id 0: delivery to the destination's own port (used where it attaches).
+            fib.groups.push(Group { start: 0, len: DELIVER });
             local.clear();
             for h in 0..n_hosts {
                 let hops = routes.next_hops(n, HostId::from(h));
-                let id = match local.iter().position(|g| g.as_slice() == hops) {
+                let id = 1 + match local.iter().position(|g| g.as_slice() == hops) {
                     Some(i) => i,
                     None => {
                         local.push(hops.to_vec());
@@ -77,26 +81,10 @@ impl Fib {
                 fib.rows[row * n + c] = ids[row * n_hosts + h];
             }
             if attach != NO_NODE {
-                let row = fib.row_of[attach.idx()] as usize;
-                fib.rows[row * n + c] = fib.deliver_group(row)?;
+                fib.rows[fib.row_of[attach.idx()] as usize * n + c] = DELIVER_ID;
             }
         }
         Some(fib)
-    }
-
-    /// The local id of switch `row`'s `DELIVER` group, added the first time it is needed
-    /// (groups are added row by row, so this row's are the last ones).
-    fn deliver_group(&mut self, row: usize) -> Option<u16> {
-        let base = self.group_base[row] as usize;
-        let end = self.group_base.get(row + 1).map_or(self.groups.len(), |&b| b as usize);
-        if let Some(i) = self.groups[base..end].iter().position(|g| g.len == DELIVER) {
-            return u16::try_from(i).ok();
-        }
-        self.groups.insert(end, Group { start: 0, len: DELIVER });
-        for b in &mut self.group_base[row + 1..] {
-            *b += 1;
-        }
-        u16::try_from(end - base).ok()
     }
 
     /// Fills `host_class` and `host_port` and returns each class's representative host and
