@@ -1,103 +1,117 @@
 //! The switches' forwarding tables in the form the hot path wants.
 //!
 //! [`Routes`] answers for every node; packets only need switches (a host always sends on its
-//! NIC). Here each switch keeps a row of 16-bit local group ids and a small table of its own
-//! next-hop groups. A row has one column per destination *class*, not per host: a host
-//! hanging off one switch is reached through that switch, so every other switch forwards to
-//! it as to its siblings, and the attachment switch itself delivers on the host's own port.
-//! A k = 16 fat-tree's rows take 80 KB instead of 0.6 MB (5.5 MB as `Routes` entries), so
-//! the lookup stays in cache. Choices equal `Routes::select`.
+//! NIC). Each switch keeps a row with one cell per destination *class*, not per host: a
+//! host hanging off one switch is reached through that switch, so every other switch
+//! forwards to it as to its siblings, and the attachment switch itself delivers on the
+//! host's own port. A cell holds the answer itself (the port, or where the ECMP group's
+//! ports start and how many there are), so a lookup is one read of the row and at most
+//! one of the group's ports: a chain of dependent loads is what a packet-hop waits on.
+//! A k = 16 fat-tree's rows take 160 KB instead of 5.5 MB as `Routes` entries. Choices
+//! equal `Routes::select`.
 
 use super::table::{mix, Routes};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
-#[derive(Copy, Clone, Debug)]
-struct Group {
-    start: u32,
-    len: u32,
-}
-
 const NO_NODE: NodeId = NodeId(u32::MAX);
-/// The `len` of the group a switch uses for the hosts it delivers to: the port is the
-/// destination's own (`host_port`).
-const DELIVER: u32 = u32::MAX;
-/// Every switch's `DELIVER` group is its first.
-const DELIVER_ID: u16 = 0;
+/// A cell is `len << LEN_SHIFT | x`: one next hop (`len` 1, `x` the port), an ECMP group
+/// (`len` > 1, `x` where its ports start in `ports`), or delivery on the destination's
+/// own port (`len` 0, see `host_port`).
+const LEN_SHIFT: u32 = 24;
+const X_MASK: u32 = (1 << LEN_SHIFT) - 1;
+const DELIVER: u32 = 0;
+/// No route (a broken invariant if a packet ever needs it; `Routes::select` panics too).
+const NO_ROUTE: u32 = X_MASK;
 
 pub struct Fib {
     n_classes: usize,
     /// Per destination host: its column.
     host_class: Vec<u32>,
-    /// Per destination host: the port its attachment switch delivers on (`DELIVER` groups).
+    /// Per destination host: the port its attachment switch delivers on (`DELIVER` cells).
     host_port: Vec<PortId>,
-    /// Per node: its switch row, or `u32::MAX` for a host.
-    row_of: Vec<u32>,
-    /// `rows[row * n_classes + class]`: a group id local to the switch.
-    rows: Vec<u16>,
-    /// Per switch row: where its groups start in `groups`.
-    group_base: Vec<u32>,
-    groups: Vec<Group>,
+    /// Per node: where its row starts in `rows` (`row * n_classes`), or `u32::MAX` for a host.
+    row_start: Vec<u32>,
+    /// `rows[row * n_classes + class]`: a cell (see `LEN_SHIFT`).
+    rows: Vec<u32>,
+    /// The ports of every ECMP group, one group after another.
     ports: Vec<PortId>,
 }
 
 impl Fib {
-    /// `None` when a switch has more than 65,534 distinct next-hop sets (then the caller
-    /// falls back to `Routes`).
+    /// `None` when the tables cannot be this compact (a group of more than 255 ports, or
+    /// more than 2^24 ports): the caller then falls back to `Routes`.
     pub fn new(topo: &Topology, routes: &Routes) -> Option<Fib> {
         let switches: Vec<NodeId> =
             (0..topo.nodes.len()).map(NodeId::from).filter(|&n| topo.nodes[n.idx()].kind == NodeKind::Switch).collect();
         let (n_hosts, n_rows) = (topo.hosts.len(), switches.len());
-        let mut fib = Fib { n_classes: 0, host_class: Vec::new(), host_port: Vec::new(), row_of: vec![u32::MAX; topo.nodes.len()], rows: Vec::new(), group_base: Vec::new(), groups: Vec::new(), ports: Vec::new() };
-        // Per switch, per host: a group id local to the switch.
-        let mut ids = vec![0u16; n_rows * n_hosts];
-        let mut local: Vec<Vec<PortId>> = Vec::new();
+        let mut fib = Fib { n_classes: 0, host_class: Vec::new(), host_port: Vec::new(), row_start: vec![u32::MAX; topo.nodes.len()], rows: Vec::new(), ports: Vec::new() };
+        let mut row_of = vec![u32::MAX; topo.nodes.len()];
+        // Per switch, per host: the cell (each switch's distinct groups stored once).
+        let mut cells = vec![0u32; n_rows * n_hosts];
+        let mut local: Vec<(&[PortId], u32)> = Vec::new();
         for (row, &n) in switches.iter().enumerate() {
-            fib.row_of[n.idx()] = row as u32;
-            fib.group_base.push(fib.groups.len() as u32);
-            // Local id 0: delivery to the destination's own port (used where it attaches).
-            fib.groups.push(Group { start: 0, len: DELIVER });
+            row_of[n.idx()] = row as u32;
             local.clear();
             for h in 0..n_hosts {
                 let hops = routes.next_hops(n, HostId::from(h));
-                let id = 1 + match local.iter().position(|g| g.as_slice() == hops) {
-                    Some(i) => i,
+                let cell = match local.iter().find(|(g, _)| *g == hops) {
+                    Some(&(_, cell)) => cell,
                     None => {
-                        local.push(hops.to_vec());
-                        fib.groups.push(Group { start: fib.ports.len() as u32, len: hops.len() as u32 });
-                        fib.ports.extend_from_slice(hops);
-                        local.len() - 1
+                        let cell = fib.cell(hops)?;
+                        local.push((hops, cell));
+                        cell
                     }
                 };
-                ids[row * n_hosts + h] = u16::try_from(id).ok()?;
+                cells[row * n_hosts + h] = cell;
             }
         }
-        let classes = fib.classify(topo, routes, &ids, n_rows);
+        let classes = fib.classify(topo, routes, &cells, &row_of);
         let n = classes.len();
         fib.n_classes = n;
         fib.rows = vec![0; n_rows * n];
         for (c, &(h, attach)) in classes.iter().enumerate() {
             for row in 0..n_rows {
-                fib.rows[row * n + c] = ids[row * n_hosts + h];
+                fib.rows[row * n + c] = cells[row * n_hosts + h];
             }
             if attach != NO_NODE {
-                fib.rows[fib.row_of[attach.idx()] as usize * n + c] = DELIVER_ID;
+                fib.rows[row_of[attach.idx()] as usize * n + c] = DELIVER;
+            }
+        }
+        for (node, &row) in row_of.iter().enumerate() {
+            if row != u32::MAX {
+                fib.row_start[node] = u32::try_from(row as usize * n).ok()?;
             }
         }
         Some(fib)
+    }
+
+    /// The cell for a set of next hops, storing an ECMP group's ports.
+    fn cell(&mut self, hops: &[PortId]) -> Option<u32> {
+        let len = u32::try_from(hops.len()).ok().filter(|&l| l < 256)?;
+        let x = match hops {
+            [] => return Some(NO_ROUTE),
+            [port] => port.0,
+            _ => {
+                self.ports.extend_from_slice(hops);
+                (self.ports.len() - hops.len()) as u32
+            }
+        };
+        (x <= X_MASK).then_some(len << LEN_SHIFT | x)
     }
 
     /// Fills `host_class` and `host_port` and returns each class's representative host and
     /// attachment switch. A host joins the class of the first host on its attachment switch
     /// when every other switch routes to both alike; otherwise (or when it is not attached
     /// by one link to one switch) it keeps a column of its own, with no attachment.
-    fn classify(&mut self, topo: &Topology, routes: &Routes, ids: &[u16], n_rows: usize) -> Vec<(usize, NodeId)> {
+    fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> Vec<(usize, NodeId)> {
         let n_hosts = topo.hosts.len();
+        let n_rows = cells.len() / n_hosts.max(1);
         let mut classes: Vec<(usize, NodeId)> = Vec::new();
         // Per attachment switch: the class its first host opened.
         let mut first_on: Vec<Option<u32>> = vec![None; topo.nodes.len()];
         for (h, (attach, port)) in attachments(topo, routes).into_iter().enumerate() {
-            let alike = |r: usize| (0..n_rows).all(|row| row == self.row_of[attach.idx()] as usize || ids[row * n_hosts + h] == ids[row * n_hosts + r]);
+            let alike = |r: usize| (0..n_rows).all(|row| row == row_of[attach.idx()] as usize || cells[row * n_hosts + h] == cells[row * n_hosts + r]);
             let joined = match first_on.get(attach.idx()).copied().flatten() {
                 Some(c) if alike(classes[c as usize].0) => Some(c),
                 _ => None,
@@ -121,28 +135,37 @@ impl Fib {
     /// out-of-range pointer that is never dereferenced).
     #[inline(always)]
     pub fn entry_ptr(&self, node: NodeId, dst: HostId) -> *const u8 {
-        let row = self.row_of[node.idx()] as usize;
+        let start = *at(&self.row_start, node.idx()) as usize;
         let class = *at(&self.host_class, dst.idx()) as usize;
-        self.rows.as_ptr().wrapping_add(row.wrapping_mul(self.n_classes).wrapping_add(class)) as *const u8
+        self.rows.as_ptr().wrapping_add(start.wrapping_add(class)) as *const u8
     }
 
     /// The egress port at switch `node` for a packet to `dst` with this flow entropy.
     #[inline(always)]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {
-        let row = *at(&self.row_of, node.idx()) as usize;
-        debug_assert!(row != u32::MAX as usize, "a host does not forward");
-        let id = *at(&self.rows, row * self.n_classes + *at(&self.host_class, dst.idx()) as usize) as usize;
-        let g = *at(&self.groups, *at(&self.group_base, row) as usize + id);
-        if g.len == 1 {
-            return *at(&self.ports, g.start as usize);
+        let start = *at(&self.row_start, node.idx()) as usize;
+        debug_assert!(start != u32::MAX as usize, "a host does not forward");
+        let cell = *at(&self.rows, start + *at(&self.host_class, dst.idx()) as usize);
+        let (len, x) = (cell >> LEN_SHIFT, cell & X_MASK);
+        if len == 1 {
+            return PortId(x);
         }
-        if g.len == DELIVER {
+        if len == 0 {
+            if cell != DELIVER {
+                no_route(node, dst);
+            }
             return *at(&self.host_port, dst.idx());
         }
-        debug_assert!(g.len > 0, "no route");
-        let i = ((mix(entropy, node) as u64 * g.len as u64) >> 32) as u32;
-        *at(&self.ports, (g.start + i) as usize)
+        // Multiply-shift maps the hash onto 0..len without a division (as `Routes`).
+        let i = ((mix(entropy, node) as u64 * len as u64) >> 32) as u32;
+        *at(&self.ports, (x + i) as usize)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn no_route(node: NodeId, dst: HostId) -> ! {
+    panic!("no route from node {} to host {}", node.0, dst.0)
 }
 
 /// Unchecked indexing for `select`: every index there is built with the tables (nodes and
@@ -196,6 +219,9 @@ mod tests {
         let fib = Fib::new(&topo, &routes).unwrap();
         // One column per edge switch (k^2/2 of them), not per host.
         assert_eq!(fib.n_classes, 8);
+        // Edge and aggregation switches spread up over k/2 ports: those groups are stored
+        // once per switch (8 edges + 8 aggregations, 2 ports each); cores have none.
+        assert_eq!(fib.ports.len(), 16 * 2);
         assert_agrees(&topo, &routes, &fib);
     }
 
