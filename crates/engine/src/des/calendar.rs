@@ -1,13 +1,20 @@
 //! A calendar queue (timing wheel) for the schedule: the near future is cut into buckets of
 //! `2^shift` ps held in a wheel; the far future waits in a binary heap.
 //!
-//! Pushing appends to a bucket (no ordering work); a bucket is sorted by (time, sequence)
-//! once, when the clock reaches it, and then popped in order. Events further away than the
-//! wheel's span (timeouts, late flow starts) go to the binary heap and move into the wheel as
-//! the clock approaches them. The sequence number makes equal times pop in the order they
-//! were pushed, wherever an event waited. Against a radix heap on a k = 8 fat-tree it cut
-//! the engine's instructions per packet-hop by a fifth (callgrind), and the sorted current
-//! bucket tells the run loop which event comes next, so it can prefetch its data.
+//! Pushing appends to a bucket (no ordering work); a bucket is sorted by time once, when
+//! the clock reaches it, and then popped in order. Events further away than the wheel's
+//! span (timeouts, late flow starts) go to a binary heap and move into the wheel as the
+//! clock approaches them. Against a radix heap on a k = 8 fat-tree it cut the engine's
+//! instructions per packet-hop by a fifth (callgrind), and the sorted current bucket tells
+//! the run loop which event comes next, so it can prefetch its data.
+//!
+//! Equal times pop in the order they were pushed, without a sequence number on the hot
+//! path: all pending entries of one time are always in the same place (the current
+//! bucket, one wheel bucket, or the far heap), in push order there. Buckets are appended
+//! to and sorted stably; the current bucket takes a new entry after its equals; the far
+//! heap alone numbers its entries (it does not keep order by itself), and hands an
+//! entry to the wheel as soon as the wheel's span reaches its time, before anything of that
+//! time can be pushed to the wheel directly. Entries are 16 bytes instead of 24.
 //!
 //! The bucket width follows the event density (as Brown's calendar queue resizes): a sparse
 //! run (an incast whose events are one bottleneck serialization apart) would otherwise move
@@ -20,8 +27,15 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Copy, Clone, Debug)]
 struct Entry<T> {
+    key: u64,
+    value: T,
+}
+
+/// A far-heap entry: the heap orders by (key, push number).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Far<T> {
     key: u64,
     seq: u64,
     value: T,
@@ -29,7 +43,7 @@ struct Entry<T> {
 
 /// Bucket changes between two looks at the event density.
 const RETUNE_ADVANCES: u32 = 4096;
-/// Pushes per bucket change outside which the width changes.
+/// Entries served per bucket outside which the width changes.
 const SPARSE: u64 = 2;
 const DENSE: u64 = 12;
 /// Buckets at most 2^30 ps (1 ms) wide, at most 2^20 slots. They never become narrower
@@ -55,12 +69,14 @@ pub struct Calendar<T> {
     head: usize,
     /// Entries beyond the wheel's span, smallest first (pushes here are not monotone, so
     /// a radix heap would not do).
-    far: BinaryHeap<Reverse<Entry<T>>>,
-    seq: u64,
+    far: BinaryHeap<Reverse<Far<T>>>,
+    far_seq: u64,
     len: usize,
-    /// Bucket changes, and the push count, since the width was last looked at.
+    /// Bucket changes, the entries they served, and the pushes into the bucket being
+    /// served, since the width was last looked at.
     advances: u32,
-    seq_at_retune: u64,
+    served: u64,
+    pushed_here: u64,
     retune_every: u32,
 }
 
@@ -79,10 +95,11 @@ impl<T: Copy + Ord> Calendar<T> {
             ready: Vec::new(),
             head: 0,
             far: BinaryHeap::new(),
-            seq: 0,
+            far_seq: 0,
             len: 0,
             advances: 0,
-            seq_at_retune: 0,
+            served: 0,
+            pushed_here: 0,
             retune_every: RETUNE_ADVANCES,
         }
     }
@@ -107,15 +124,15 @@ impl<T: Copy + Ord> Calendar<T> {
 
     #[inline(always)]
     pub fn push(&mut self, key: u64, value: T) {
-        self.seq += 1;
         self.len += 1;
-        let e = Entry { key, seq: self.seq, value };
+        let e = Entry { key, value };
         let bucket = key >> self.shift;
         if bucket == self.cur {
-            // Into the bucket being served: keep it sorted (it is usually short).
-            let at = self.head + self.ready[self.head..].partition_point(|x| (x.key, x.seq) < (key, e.seq));
+            // Into the bucket being served: after its equals (it is usually short).
+            let at = self.head + self.ready[self.head..].partition_point(|x| x.key <= key);
             self.ready.insert(at, e);
-            if self.seq - self.seq_at_retune > DENSE * self.retune_every as u64 {
+            self.pushed_here += 1;
+            if self.pushed_here > DENSE * self.retune_every as u64 {
                 self.crowded();
             }
         } else if key < self.span_end {
@@ -128,8 +145,13 @@ impl<T: Copy + Ord> Calendar<T> {
                 *self.occupied.get_unchecked_mut(slot / 64) |= 1 << (slot % 64);
             }
         } else {
-            self.far.push(Reverse(e));
+            self.push_far(e);
         }
+    }
+
+    fn push_far(&mut self, e: Entry<T>) {
+        self.far_seq += 1;
+        self.far.push(Reverse(Far { key: e.key, seq: self.far_seq, value: e.value }));
     }
 
     #[inline(always)]
@@ -174,6 +196,7 @@ impl<T: Copy + Ord> Calendar<T> {
     /// Moves to the next non-empty bucket (from the wheel or the far heap) and sorts it.
     #[cold]
     fn advance(&mut self) {
+        self.served = self.served.wrapping_add(self.ready.len() as u64);
         self.ready.clear();
         self.head = 0;
         self.advances += 1;
@@ -200,7 +223,7 @@ impl<T: Copy + Ord> Calendar<T> {
             }
             self.pull_far();
             if !self.ready.is_empty() {
-                self.ready.sort_unstable();
+                self.ready.sort_by_key(|e| e.key);
                 return;
             }
         }
@@ -215,8 +238,7 @@ impl<T: Copy + Ord> Calendar<T> {
         if self.shift > self.min_shift {
             self.retune();
         } else {
-            self.seq_at_retune = self.seq;
-            self.advances = 0;
+            self.restart_counts();
         }
     }
 
@@ -224,15 +246,15 @@ impl<T: Copy + Ord> Calendar<T> {
     /// them (with more slots, so the wheel spans as long) above `DENSE`, then places every
     /// entry again.
     fn retune(&mut self) {
-        let pushes = self.seq - self.seq_at_retune;
+        // Counting what the current bucket served so far (a crowded bucket may never end).
+        let served = self.served.wrapping_add(self.head as u64);
         let advances = self.advances.max(1) as u64;
-        let per_bucket = pushes / advances;
-        self.advances = 0;
-        self.seq_at_retune = self.seq;
+        let per_bucket = served / advances;
+        self.restart_counts();
         let slots_log2 = (self.mask + 1).trailing_zeros();
         let (shift, slots_log2) = if per_bucket < SPARSE && self.shift < MAX_SHIFT {
             // Density grows about linearly with the width: aim at 4 to 8 per bucket.
-            let step = (8 * advances / pushes.max(1)).max(2).ilog2();
+            let step = (8 * advances / served.max(1)).max(2).ilog2();
             ((self.shift + step).min(MAX_SHIFT), slots_log2)
         } else if per_bucket > DENSE && self.shift > self.min_shift {
             let step = (per_bucket / 4).ilog2().min(self.shift - self.min_shift);
@@ -243,14 +265,23 @@ impl<T: Copy + Ord> Calendar<T> {
         self.rebuild(shift, slots_log2);
     }
 
-    /// Re-places every entry (keeping its sequence number) in a wheel of `2^slots_log2`
+    fn restart_counts(&mut self) {
+        self.advances = 0;
+        // What the current bucket served before now is not counted (`advance` adds it all).
+        self.served = 0u64.wrapping_sub(self.head as u64);
+        self.pushed_here = 0;
+    }
+
+    /// Re-places every entry (keeping the push order of equal times) in a wheel of `2^slots_log2`
     /// buckets of `2^shift` ps whose current bucket holds the old one's start.
     fn rebuild(&mut self, shift: u32, slots_log2: u32) {
-        let mut all: Vec<Entry<T>> = self.far.drain().map(|Reverse(e)| e).collect();
+        // The three places hold disjoint times, each in push order (the far heap sorted).
+        let mut all: Vec<Entry<T>> = self.ready.drain(self.head..).collect();
         for b in &mut self.wheel {
             all.append(b);
         }
-        all.extend(self.ready.drain(self.head..));
+        let far = std::mem::take(&mut self.far).into_sorted_vec();
+        all.extend(far.into_iter().rev().map(|Reverse(f)| Entry { key: f.key, value: f.value }));
         self.ready.clear();
         self.head = 0;
         let start = self.cur << self.shift;
@@ -263,10 +294,11 @@ impl<T: Copy + Ord> Calendar<T> {
         for e in all {
             self.place(e);
         }
-        self.ready.sort_unstable();
+        self.ready.sort_by_key(|e| e.key);
     }
 
-    /// Puts an entry where its key belongs: the current bucket, the wheel or the far heap.
+    /// Puts an entry where its key belongs: the current bucket (unsorted: the caller
+    /// sorts), the wheel or the far heap. Entries of one time must come in push order.
     fn place(&mut self, e: Entry<T>) {
         let bucket = e.key >> self.shift;
         if bucket == self.cur {
@@ -276,7 +308,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.wheel[slot].push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
-            self.far.push(Reverse(e));
+            self.push_far(e);
         }
     }
 
@@ -287,8 +319,8 @@ impl<T: Copy + Ord> Calendar<T> {
             if top.key >= end {
                 break;
             }
-            let Reverse(e) = self.far.pop().unwrap();
-            self.place(e);
+            let Reverse(f) = self.far.pop().unwrap();
+            self.place(Entry { key: f.key, value: f.value });
         }
     }
 
