@@ -68,6 +68,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     });
     let queue_events = spec.record.queue_events.as_ref().map(|ports| QueueEvents::new(topo.port_count(), ports));
     let windows = spec.record.windows.map(WindowSeries::new);
+    let nic_work = host_counters.is_some() || spec.transport.stamp_at_first_switch;
     let mut world = World {
         sched: Schedule::new(span),
         pool: PacketPool::default(),
@@ -87,6 +88,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         poisson: Vec::new(),
         queue_series,
         host_counters,
+        nic_work,
         queue_events,
         windows,
         rpcs: Vec::new(),

@@ -100,6 +100,8 @@ pub struct World {
     pub poisson: Vec<PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
+    /// A transmission on a NIC does something: host counters, or first-switch stamps.
+    pub nic_work: bool,
     pub queue_events: Option<QueueEvents>,
     pub windows: Option<WindowSeries>,
     /// Request/response incasts, in workload order.
@@ -272,33 +274,34 @@ impl World {
         if p.busy_until > now || p.queue.is_empty() {
             return;
         }
-        // The first packet started on an empty wire gets the port's arrival event.
+        // The first packet started on an empty wire gets the port's arrival event (nothing
+        // else here schedules one, so it may be scheduled before the others start).
         let wire_was_empty = p.wire.is_empty();
-        let (mut first_at, mut first) = (0, NIL);
-        // Tested once per catch-up, not per packet: tracing is off on the hot path.
-        let traced = self.queue_events.is_some();
-        loop {
-            let p = port_at(&mut self.ports, port);
-            let start = p.busy_until;
-            if start > now {
+        let Some((r, at)) = self.start_next(port) else { return };
+        if wire_was_empty {
+            self.sched.at(at, Event::arrival(port.0, r));
+        }
+        while port_at(&mut self.ports, port).busy_until <= now {
+            if self.start_next(port).is_none() {
                 break;
             }
-            let Some(r) = p.queue.dequeue(&mut self.pool, start) else { break };
-            // The packet behind it leaves next; its line is usually cold by then.
-            if let Some(next) = p.queue.head() {
-                prefetch(self.pool.slot_ptr(next));
-            }
-            let at = self.transmit(port, r, start);
-            if traced {
-                self.trace_queue(port, start);
-            }
-            if first == NIL {
-                (first_at, first) = (at, r);
-            }
         }
-        if wire_was_empty && first != NIL {
-            self.sched.at(first_at, Event::arrival(port.0, first));
+    }
+
+    /// Starts the port's next queued packet when the previous one ends; returns it and its
+    /// arrival time.
+    #[inline(always)]
+    fn start_next(&mut self, port: PortId) -> Option<(PacketRef, Time)> {
+        let p = port_at(&mut self.ports, port);
+        let start = p.busy_until;
+        let r = p.queue.dequeue(&mut self.pool, start)?;
+        // The packet behind it leaves next; its line is usually cold by then.
+        if let Some(next) = p.queue.head() {
+            prefetch(self.pool.slot_ptr(next));
         }
+        let at = self.transmit(port, r, start);
+        self.trace_queue(port, start);
+        Some((r, at))
     }
 
     /// Serializes packet `r` on `port` from `start` and puts it on the wire; returns when it
@@ -317,7 +320,7 @@ impl World {
         p.wire.push(&mut self.pool, r);
         // Only host counters and first-switch stamps care whether this is a NIC: test them
         // first, and the per-port host table stays out of the cache.
-        if self.host_counters.is_some() || self.transport.stamp_at_first_switch {
+        if self.nic_work {
             self.nic_transmit(port, r, start, bytes);
         }
         at

@@ -23,17 +23,21 @@ pub enum Verdict {
     Drop,
 }
 
+/// No marking is a step at a level never reached, so the plain path has one variant test.
 pub enum Marking {
-    None,
-    Step { threshold: Size },
+    /// Mark once the backlog ahead has reached `level`, in packets or in bytes.
+    Step { level: u64, packets: bool },
     Red(Box<Red>),
 }
+
+const NEVER: Marking = Marking::Step { level: u64::MAX, packets: false };
 
 impl Marking {
     pub fn new(config: &MarkingConfig, rate_bps: u64, mean_pkt_bytes: u64, rng: Xoshiro256PlusPlus) -> Self {
         match config {
-            MarkingConfig::None | MarkingConfig::Dequeue(_) => Marking::None,
-            MarkingConfig::Step { threshold } => Marking::Step { threshold: *threshold },
+            MarkingConfig::None | MarkingConfig::Dequeue(_) => NEVER,
+            MarkingConfig::Step { threshold: Size::Bytes(b) } => Marking::Step { level: *b, packets: false },
+            MarkingConfig::Step { threshold: Size::Packets(p) } => Marking::Step { level: *p, packets: true },
             MarkingConfig::Red(c) => Marking::Red(Box::new(Red::new(c.clone(), rate_bps, mean_pkt_bytes, rng))),
         }
     }
@@ -41,9 +45,8 @@ impl Marking {
     #[inline(always)]
     pub fn on_arrival(&mut self, backlog: Backlog, size: u64, now: Time) -> Verdict {
         match self {
-            Marking::None => Verdict::Pass,
-            Marking::Step { threshold } => {
-                if backlog.reached(*threshold) {
+            Marking::Step { level, packets } => {
+                if (if *packets { backlog.pkts } else { backlog.bytes }) >= *level {
                     Verdict::Mark
                 } else {
                     Verdict::Pass

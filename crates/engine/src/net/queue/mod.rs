@@ -37,15 +37,6 @@ pub struct Backlog {
 }
 
 impl Backlog {
-    /// Whether the backlog has reached `level`, counted in the level's own unit.
-    #[inline(always)]
-    pub fn reached(&self, level: Size) -> bool {
-        match level {
-            Size::Bytes(b) => self.bytes >= b,
-            Size::Packets(p) => self.pkts >= p,
-        }
-    }
-
     /// The backlog in the unit of `level`.
     #[inline(always)]
     pub fn in_unit_of(&self, level: Size) -> u64 {
