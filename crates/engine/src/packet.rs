@@ -56,9 +56,12 @@ pub struct Packet {
     /// On a wire: when the packet behind this one arrives (the wire's head arrival is in
     /// its event), so finding the next arrival never touches another packet.
     pub arrive_at: Time,
-    /// ACK: one SACK block `[sack_start, sack_end)`, empty when equal.
+    /// ACK: one SACK block `[sack_start, sack_start + sack_len)` (see [`Packet::sack_end`]).
     pub sack_start: u64,
-    pub sack_end: u64,
+    pub sack_len: u32,
+    /// On a wire to a switch: the port that switch forwards the packet on, chosen when the
+    /// packet started (routing is fixed), so the arrival can prefetch it an event early.
+    pub hop: u32,
     pub flow: FlowId,
     /// Destination host: what switches route on.
     pub dst: HostId,
@@ -78,6 +81,17 @@ impl Packet {
     #[inline(always)]
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+
+    pub fn sack_end(&self) -> u64 {
+        self.sack_start + self.sack_len as u64
+    }
+
+    /// The SACK block `[start, end)`, cut to the first 4 GiB (a part of a block is still a
+    /// true report; no window comes near).
+    pub fn set_sack(&mut self, start: u64, end: u64) {
+        self.sack_start = start;
+        self.sack_len = u32::try_from(end - start).unwrap_or(u32::MAX);
     }
 }
 

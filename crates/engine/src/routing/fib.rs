@@ -131,15 +131,6 @@ impl Fib {
         classes
     }
 
-    /// Where `select` will read for `(node, dst)` (for prefetching; hosts give a harmless
-    /// out-of-range pointer that is never dereferenced).
-    #[inline(always)]
-    pub fn entry_ptr(&self, node: NodeId, dst: HostId) -> *const u8 {
-        let start = *at(&self.row_start, node.idx()) as usize;
-        let class = *at(&self.host_class, dst.idx()) as usize;
-        self.rows.as_ptr().wrapping_add(start.wrapping_add(class)) as *const u8
-    }
-
     /// The egress port at switch `node` for a packet to `dst` with this flow entropy.
     #[inline(always)]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {

@@ -85,7 +85,8 @@ impl World {
                 flags: fl,
                 seq: seg.seq,
                 sack_start: 0,
-                sack_end: 0,
+                sack_len: 0,
+                hop: 0,
                 ts: now,
                 arrive_at: 0,
                 next: NIL,
@@ -204,7 +205,8 @@ impl World {
             kind: PacketKind::Nack,
             flags: pkt.flags & flags::ECT,
             sack_start: 0,
-            sack_end: 0,
+            sack_len: 0,
+                hop: 0,
             arrive_at: 0,
             next: NIL,
             ..*pkt
@@ -250,7 +252,7 @@ impl World {
             Some(s) => s.entropy(flow.dst),
             None => entropy,
         };
-        let ack = Packet {
+        let mut ack = Packet {
             flow: f,
             dst: if flow.via == NO_HOST { flow.src } else { flow.via },
             entropy,
@@ -259,12 +261,14 @@ impl World {
             kind: PacketKind::Ack,
             flags: fl,
             seq: a.ack,
-            sack_start: a.sack_start,
-            sack_end: a.sack_end,
+            sack_start: 0,
+            sack_len: 0,
+            hop: 0,
             ts: ts_echo,
             arrive_at: 0,
             next: NIL,
         };
+        ack.set_sack(a.sack_start, a.sack_end);
         let r = if r == NIL {
             self.pool.alloc(ack)
         } else {
@@ -291,7 +295,7 @@ impl World {
         if let Some(s) = &mut flow.subflows {
             s.on_ack(pkt.entropy, now);
         }
-        let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end, pkt.has(flags::ECE), pkt.ts);
+        let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end(), pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
             self.pool.free(r);
             self.finish_flow(f);

@@ -3,7 +3,7 @@
 
 use super::flow::{Flow, NO_INCAST};
 use crate::des::{Event, EventKind, Schedule};
-use crate::ids::{FlowId, HostId, PortId};
+use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
@@ -37,7 +37,15 @@ fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
     unsafe { ports.get_unchecked_mut(port.idx()) }
 }
 
-/// How many events ahead the run loop prefetches an arrival's packet and port.
+#[inline(always)]
+fn port_at_ref(ports: &[PortState], port: PortId) -> &PortState {
+    debug_assert!(port.idx() < ports.len());
+    // SAFETY: as `port_at`.
+    unsafe { ports.get_unchecked(port.idx()) }
+}
+
+/// How many events ahead the run loop prefetches an arrival's packet and port (the egress
+/// port follows one event ahead, the packets both ports start next at the next event).
 const PREFETCH_AHEAD: usize = 2;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
@@ -141,8 +149,11 @@ impl World {
             if let Some(later) = self.sched.peek_ready(PREFETCH_AHEAD) {
                 self.prefetch(later);
             }
+            if let Some(soon) = self.sched.peek_ready(1) {
+                self.prefetch_egress(soon);
+            }
             if let Some(next) = self.sched.peek_ready(0) {
-                self.prefetch_route(next);
+                self.prefetch_queues(next);
             }
             self.dispatch(ev);
         }
@@ -168,22 +179,34 @@ impl World {
         }
     }
 
-    /// For the next arrival (whose packet and port were prefetched two events ago): touches
-    /// the forwarding entry it will read, and the packet its port will start next (its
-    /// catch-up at this arrival dequeues it; the prefetch at the previous dequeue is a
-    /// whole serialization old by then).
+    /// For the arrival after next (whose packet was prefetched events ago): the port the
+    /// switch it reaches will queue it on, chosen when it started (`route_ahead`).
     #[inline(always)]
-    fn prefetch_route(&self, ev: Event) {
+    fn prefetch_egress(&self, ev: Event) {
         if ev.is_arrival() {
-            debug_assert!((ev.port() as usize) < self.ports.len());
-            // SAFETY: arrival events are only made for this world's ports.
-            let port = unsafe { self.ports.get_unchecked(ev.port() as usize) };
+            // A host-bound packet holds a stale port: a harmless prefetch.
+            let out = self.pool.get(ev.index()).hop as usize;
+            let port = self.ports.as_ptr().wrapping_add(out) as *const u8;
+            prefetch(port);
+            prefetch(port.wrapping_add(64));
+        }
+    }
+
+    /// For the next arrival: the packet its own port will start next (its catch-up at this
+    /// arrival dequeues it), and the one its egress port will (when it finished a packet
+    /// since it was last looked at, the enqueue starts the next).
+    #[inline(always)]
+    fn prefetch_queues(&self, ev: Event) {
+        if ev.is_arrival() {
+            // Arrival events are only made for this world's ports.
+            let port = port_at_ref(&self.ports, PortId(ev.port()));
             if let Some(next) = port.queue.head() {
                 prefetch(self.pool.slot_ptr(next));
             }
-            if let Some(fib) = &self.fib {
-                let dst = self.pool.get(ev.index()).dst;
-                prefetch(fib.entry_ptr(port.to, dst));
+            // Every slot's `hop` is a port of this world (0 until it is first routed).
+            let egress = port_at_ref(&self.ports, PortId(self.pool.get(ev.index()).hop));
+            if let Some(next) = egress.queue.head() {
+                prefetch(self.pool.slot_ptr(next));
             }
         }
     }
@@ -318,12 +341,32 @@ impl World {
         }
         p.busy_until = end;
         p.wire.push(&mut self.pool, r);
+        let node = p.to;
+        self.route_ahead(node, r);
         // Only host counters and first-switch stamps care whether this is a NIC: test them
         // first, and the per-port host table stays out of the cache.
         if self.nic_work {
             self.nic_transmit(port, r, start, bytes);
         }
         at
+    }
+
+    /// Chooses, as a packet starts towards switch `node`, the port that switch will send it
+    /// on (routing does not change during a run), so its arrival knows the egress port an
+    /// event ahead (`prefetch_egress`).
+    #[inline(always)]
+    fn route_ahead(&mut self, node: NodeId, r: PacketRef) {
+        debug_assert!(node.idx() < self.node_host.len());
+        // SAFETY: a port leads to a node of this world.
+        if unsafe { *self.node_host.get_unchecked(node.idx()) } != NOT_A_HOST {
+            return;
+        }
+        let pkt = self.pool.get(r);
+        let out = match &self.fib {
+            Some(fib) => fib.select(node, pkt.dst, pkt.entropy),
+            None => self.routes.select(node, pkt.dst, pkt.entropy),
+        };
+        self.pool.get_mut(r).hop = out.0;
     }
 
     #[inline(never)]
@@ -346,8 +389,8 @@ impl World {
         let p = port_at(&mut self.ports, port);
         let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
         let pkt = self.pool.get(r);
-        // A switch needs three fields; copy the whole header only at a host.
-        let (dst, entropy, bytes) = (pkt.dst, pkt.entropy, pkt.wire_bytes as u64);
+        // A switch needs two fields; copy the whole header only at a host.
+        let (hop, bytes) = (pkt.hop, pkt.wire_bytes as u64);
         let node = p.to;
         if p.wire.head != NIL {
             self.sched.at(pkt.arrive_at, Event::arrival(port.0, p.wire.head));
@@ -359,11 +402,11 @@ impl World {
         // SAFETY: a port leads to a node of this world.
         let host = unsafe { *self.node_host.get_unchecked(node.idx()) };
         if host == NOT_A_HOST {
-            let out = match &self.fib {
-                Some(fib) => fib.select(node, dst, entropy),
-                None => self.routes.select(node, dst, entropy),
-            };
-            self.enqueue(out, r);
+            debug_assert_eq!(hop, {
+                let pkt = self.pool.get(r);
+                self.routes.select(node, pkt.dst, pkt.entropy).0
+            });
+            self.enqueue(PortId(hop), r);
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
