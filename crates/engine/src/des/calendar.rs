@@ -71,7 +71,6 @@ pub struct Calendar<T> {
     /// a radix heap would not do).
     far: BinaryHeap<Reverse<Far<T>>>,
     far_seq: u64,
-    len: usize,
     /// Bucket changes, the entries they served, and the pushes into the bucket being
     /// served, since the width was last looked at.
     advances: u32,
@@ -96,7 +95,6 @@ impl<T: Copy + Ord> Calendar<T> {
             head: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
-            len: 0,
             advances: 0,
             served: 0,
             pushed_here: 0,
@@ -109,12 +107,9 @@ impl<T: Copy + Ord> Calendar<T> {
         self.shift
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
+    /// Nothing is pending (a scan of the wheel: not for the hot path).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.head == self.ready.len() && self.far.is_empty() && self.occupied.iter().all(|&w| w == 0)
     }
 
     fn set_cur(&mut self, bucket: u64) {
@@ -124,7 +119,6 @@ impl<T: Copy + Ord> Calendar<T> {
 
     #[inline(always)]
     pub fn push(&mut self, key: u64, value: T) {
-        self.len += 1;
         let e = Entry { key, value };
         let bucket = key >> self.shift;
         if bucket == self.cur {
@@ -168,18 +162,14 @@ impl<T: Copy + Ord> Calendar<T> {
             return None;
         }
         self.head += 1;
-        self.len -= 1;
         Some((e.key, e.value))
     }
 
     /// The smallest entry, moving to the next bucket when the current one is spent.
     #[inline(always)]
     fn next(&mut self) -> Option<&Entry<T>> {
-        if self.head == self.ready.len() {
-            if self.len == 0 {
-                return None;
-            }
-            self.advance();
+        if self.head == self.ready.len() && !self.advance() {
+            return None;
         }
         debug_assert!(self.head < self.ready.len());
         // SAFETY: `advance` leaves the current bucket non-empty with `head` at its start,
@@ -187,15 +177,19 @@ impl<T: Copy + Ord> Calendar<T> {
         Some(unsafe { self.ready.get_unchecked(self.head) })
     }
 
-    /// The value `k` places after the next one, if it is in the current bucket.
+    /// The value `k` places after the next one if it is in the current bucket, else `none`.
     #[inline(always)]
-    pub fn peek_ahead(&self, k: usize) -> Option<T> {
-        self.ready.get(self.head + k).map(|e| e.value)
+    pub fn peek_ahead(&self, k: usize, none: T) -> T {
+        match self.ready.get(self.head + k) {
+            Some(e) => e.value,
+            None => none,
+        }
     }
 
-    /// Moves to the next non-empty bucket (from the wheel or the far heap) and sorts it.
+    /// Moves to the next non-empty bucket (from the wheel or the far heap) and sorts it;
+    /// false when nothing is left.
     #[cold]
-    fn advance(&mut self) {
+    fn advance(&mut self) -> bool {
         self.served = self.served.wrapping_add(self.ready.len() as u64);
         self.ready.clear();
         self.head = 0;
@@ -203,7 +197,7 @@ impl<T: Copy + Ord> Calendar<T> {
         if self.advances == self.retune_every {
             self.retune();
             if !self.ready.is_empty() {
-                return;
+                return true;
             }
         }
         loop {
@@ -213,7 +207,7 @@ impl<T: Copy + Ord> Calendar<T> {
                 (Some(w), Some(f)) => w.min(f),
                 (Some(w), None) => w,
                 (None, Some(f)) => f,
-                (None, None) => unreachable!("calendar holds entries"),
+                (None, None) => return false,
             };
             self.set_cur(b);
             if wheel_next == Some(b) {
@@ -224,7 +218,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.pull_far();
             if !self.ready.is_empty() {
                 self.ready.sort_by_key(|e| e.key);
-                return;
+                return true;
             }
         }
     }

@@ -66,6 +66,10 @@ const KINDS: [EventKind; 13] = [
 pub struct Event(u64);
 
 impl Event {
+    /// No event (what [`Schedule::peek_ready`] gives when it has none at hand): of no kind,
+    /// so neither an arrival nor a timer the run loop would act on.
+    pub const NONE: Event = Event(u64::MAX);
+
     #[inline(always)]
     pub fn new(kind: EventKind, index: u32) -> Self {
         Event(((kind as u64) << 56) | index as u64)
@@ -188,10 +192,10 @@ impl Schedule {
     }
 
     /// The event `k` places after the next one, when it is already at hand (for
-    /// prefetching): `peek_ready(0)` is the next event.
+    /// prefetching): `peek_ready(0)` is the next event. Else [`Event::NONE`].
     #[inline(always)]
-    pub fn peek_ready(&self, k: usize) -> Option<Event> {
-        self.heap.peek_ahead(k)
+    pub fn peek_ready(&self, k: usize) -> Event {
+        self.heap.peek_ahead(k, Event::NONE)
     }
 
 
@@ -217,5 +221,6 @@ mod tests {
         for k in KINDS {
             assert_eq!(Event::new(k, u32::MAX).kind(), k);
         }
+        assert!(!Event::NONE.is_arrival());
     }
 }

@@ -146,15 +146,10 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         while let Some(ev) = self.sched.pop_until(stop) {
-            if let Some(later) = self.sched.peek_ready(PREFETCH_AHEAD) {
-                self.prefetch(later);
-            }
-            if let Some(soon) = self.sched.peek_ready(1) {
-                self.prefetch_egress(soon);
-            }
-            if let Some(next) = self.sched.peek_ready(0) {
-                self.prefetch_queues(next);
-            }
+            // Events not at hand yet are `Event::NONE`, which no prefetch acts on.
+            self.prefetch(self.sched.peek_ready(PREFETCH_AHEAD));
+            self.prefetch_egress(self.sched.peek_ready(1));
+            self.prefetch_queues(self.sched.peek_ready(0));
             self.dispatch(ev);
         }
         if self.sched.is_empty() || stop >= end {
