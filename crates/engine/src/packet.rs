@@ -209,4 +209,13 @@ mod tests {
     fn a_packet_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
+
+    #[test]
+    fn a_sack_block_past_4_gib_is_cut_not_wrapped() {
+        let mut p = super::Packet::default();
+        p.set_sack(10, 1_000);
+        assert_eq!((p.sack_start, p.sack_end()), (10, 1_000));
+        p.set_sack(1 << 40, (1 << 40) + (5 << 30));
+        assert_eq!(p.sack_end(), (1 << 40) + u32::MAX as u64);
+    }
 }
