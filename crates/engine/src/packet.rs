@@ -10,6 +10,8 @@ use crate::units::Time;
 /// Index of a packet slot in the pool.
 pub type PacketRef = u32;
 pub const NIL: PacketRef = u32::MAX;
+/// The pool's slot 0, never handed out (see [`PacketPool`]).
+pub const SCRATCH: PacketRef = 0;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 #[repr(u8)]
@@ -96,10 +98,17 @@ impl Packet {
 }
 
 /// The pool: a `Vec` of slots with a free list; grows only while the network fills up.
-#[derive(Default)]
+/// Slot 0 (`SCRATCH`) is never handed out: the run loop's prefetches read it for events
+/// that are not arrivals, so they need no branch.
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketRef>,
+}
+
+impl Default for PacketPool {
+    fn default() -> Self {
+        PacketPool { slots: vec![Packet::default()], free: Vec::new() }
+    }
 }
 
 impl PacketPool {
@@ -136,6 +145,7 @@ impl PacketPool {
         // SAFETY: as in `get`.
         unsafe { self.slots.get_unchecked_mut(r as usize) }
     }
+
 
     /// The address of a slot (for prefetching); out-of-range indices give a dangling but
     /// never dereferenced pointer.

@@ -52,7 +52,14 @@ const DENSE: u64 = 12;
 const MAX_SHIFT: u32 = 30;
 const MAX_SLOTS_LOG2: u32 = 20;
 
+/// Entries of `none` kept past the end of the current bucket, so peeking up to this many
+/// places ahead is one read with no bounds test (a test that goes either way at the end of
+/// every bucket, mispredicted about once a packet-hop).
+const PAD: usize = 4;
+
 pub struct Calendar<T> {
+    /// What a peek past the current bucket gives.
+    none: T,
     shift: u32,
     min_shift: u32,
     mask: u64,
@@ -80,10 +87,12 @@ pub struct Calendar<T> {
 }
 
 impl<T: Copy + Ord> Calendar<T> {
-    /// Buckets of `2^shift` ps, a wheel of `2^slots_log2` buckets.
-    pub fn new(shift: u32, slots_log2: u32) -> Self {
+    /// Buckets of `2^shift` ps, a wheel of `2^slots_log2` buckets; peeks past the current
+    /// bucket give `none`.
+    pub fn new(shift: u32, slots_log2: u32, none: T) -> Self {
         let slots = 1usize << slots_log2;
-        Calendar {
+        let mut cal = Calendar {
+            none,
             shift,
             min_shift: shift,
             mask: slots as u64 - 1,
@@ -99,6 +108,22 @@ impl<T: Copy + Ord> Calendar<T> {
             served: 0,
             pushed_here: 0,
             retune_every: RETUNE_ADVANCES,
+        };
+        cal.pad();
+        cal
+    }
+
+    /// Writes `PAD` entries of `none` past the current bucket's end (inside its capacity).
+    fn pad(&mut self) {
+        self.ready.reserve(PAD);
+        let end = self.ready.len();
+        let filler = Entry { key: u64::MAX, value: self.none };
+        // SAFETY: `reserve` made room for `PAD` entries past `end`; they stay outside the
+        // `Vec`'s length, written so that `peek_ahead` reads initialized memory.
+        unsafe {
+            for i in 0..PAD {
+                self.ready.as_mut_ptr().add(end + i).write(filler);
+            }
         }
     }
 
@@ -125,6 +150,7 @@ impl<T: Copy + Ord> Calendar<T> {
             // Into the bucket being served: after its equals (it is usually short).
             let at = self.head + self.ready[self.head..].partition_point(|x| x.key <= key);
             self.ready.insert(at, e);
+            self.pad();
             self.pushed_here += 1;
             if self.pushed_here > DENSE * self.retune_every as u64 {
                 self.crowded();
@@ -177,19 +203,26 @@ impl<T: Copy + Ord> Calendar<T> {
         Some(unsafe { self.ready.get_unchecked(self.head) })
     }
 
-    /// The value `k` places after the next one if it is in the current bucket, else `none`.
+    /// The value `k` (< `PAD`) places after the next one if it is in the current bucket,
+    /// else `none`.
     #[inline(always)]
-    pub fn peek_ahead(&self, k: usize, none: T) -> T {
-        match self.ready.get(self.head + k) {
-            Some(e) => e.value,
-            None => none,
-        }
+    pub fn peek_ahead(&self, k: usize) -> T {
+        debug_assert!(k < PAD && self.head <= self.ready.len());
+        // SAFETY: `head <= len`, and the `PAD` entries past `len` are written (`pad`) after
+        // every change to the current bucket.
+        unsafe { (*self.ready.as_ptr().add(self.head + k)).value }
     }
 
     /// Moves to the next non-empty bucket (from the wheel or the far heap) and sorts it;
     /// false when nothing is left.
     #[cold]
     fn advance(&mut self) -> bool {
+        let found = self.next_bucket();
+        self.pad();
+        found
+    }
+
+    fn next_bucket(&mut self) -> bool {
         self.served = self.served.wrapping_add(self.ready.len() as u64);
         self.ready.clear();
         self.head = 0;
@@ -289,6 +322,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.place(e);
         }
         self.ready.sort_by_key(|e| e.key);
+        self.pad();
     }
 
     /// Puts an entry where its key belongs: the current bucket (unsorted: the caller
@@ -355,7 +389,7 @@ mod tests {
     fn pops_in_time_then_push_order() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
         // Tiny buckets and wheel so that every path (current bucket, wheel, far) is used.
-        let mut cal = Calendar::new(4, 3);
+        let mut cal = Calendar::new(4, 3, u64::MAX);
         let mut reference = Vec::new();
         let mut seq = 0u64;
         let mut now = 0u64;
@@ -381,11 +415,27 @@ mod tests {
         assert!(reference.is_empty());
     }
 
+    /// Peeks see the current bucket's next entries in order and `none` past its end, also
+    /// after an entry joins the bucket being served.
+    #[test]
+    fn peeks_stop_at_the_bucket_end() {
+        let mut cal = Calendar::new(10, 4, u64::MAX);
+        for (key, v) in [(5, 50), (3, 30), (7, 70), (2000, 9)] {
+            cal.push(key, v);
+        }
+        assert_eq!(cal.pop(), Some((3, 30)));
+        assert_eq!([0, 1, 2, 3].map(|k| cal.peek_ahead(k)), [50, 70, u64::MAX, u64::MAX]);
+        cal.push(6, 60);
+        assert_eq!([0, 1, 2, 3].map(|k| cal.peek_ahead(k)), [50, 60, 70, u64::MAX]);
+        while cal.pop().is_some() {}
+        assert_eq!(cal.peek_ahead(0), u64::MAX);
+    }
+
     /// Widths follow the density both ways, and retuning never changes the pop order.
     #[test]
     fn retunes_to_the_density_and_keeps_the_order() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-        let mut cal = Calendar::new(10, 4);
+        let mut cal = Calendar::new(10, 4, u64::MAX);
         cal.retune_every = 64;
         let mut reference = std::collections::BTreeSet::new();
         let (mut now, mut seq) = (0u64, 0u64);

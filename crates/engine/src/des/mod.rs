@@ -158,7 +158,7 @@ impl Schedule {
     pub fn new(span_ps: u64) -> Self {
         let buckets = (2 * span_ps >> BUCKET_SHIFT).max(1).next_power_of_two();
         let slots_log2 = buckets.trailing_zeros().clamp(10, 20);
-        Schedule { heap: Calendar::new(BUCKET_SHIFT, slots_log2), now: 0, events: 0 }
+        Schedule { heap: Calendar::new(BUCKET_SHIFT, slots_log2, Event::NONE), now: 0, events: 0 }
     }
 
     #[inline(always)]
@@ -195,7 +195,7 @@ impl Schedule {
     /// prefetching): `peek_ready(0)` is the next event. Else [`Event::NONE`].
     #[inline(always)]
     pub fn peek_ready(&self, k: usize) -> Event {
-        self.heap.peek_ahead(k, Event::NONE)
+        self.heap.peek_ahead(k)
     }
 
 

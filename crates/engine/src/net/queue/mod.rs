@@ -152,6 +152,12 @@ impl Queue {
         (!self.fifo.is_empty()).then_some(self.fifo.head)
     }
 
+    /// The packet that leaves next, or 0 if none (a prefetch target with no branch).
+    #[inline(always)]
+    pub fn head_or_zero(&self) -> PacketRef {
+        if self.fifo.is_empty() { 0 } else { self.fifo.head }
+    }
+
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
