@@ -98,8 +98,8 @@ impl Packet {
 }
 
 /// The pool: a `Vec` of slots with a free list; grows only while the network fills up.
-/// Slot 0 (`SCRATCH`) is never handed out: the run loop's prefetches read it for events
-/// that are not arrivals, so they need no branch.
+/// Slot 0 (`SCRATCH`) is never handed out: the run loop's prefetches read it for
+/// `Event::NONE`, so they need no branch on the event's kind.
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketRef>,
@@ -146,6 +146,13 @@ impl PacketPool {
         unsafe { self.slots.get_unchecked_mut(r as usize) }
     }
 
+
+    /// Slot `r`'s `hop`, or 0 past the pool's end (for prefetching: `r` may come from an
+    /// event that is not an arrival).
+    #[inline(always)]
+    pub fn hop(&self, r: PacketRef) -> u32 {
+        self.slots.get(r as usize).map_or(0, |p| p.hop)
+    }
 
     /// The address of a slot (for prefetching); out-of-range indices give a dangling but
     /// never dereferenced pointer.

@@ -67,8 +67,9 @@ pub struct Event(u64);
 
 impl Event {
     /// No event (what [`Schedule::peek_ready`] gives when it has none at hand): of no kind,
-    /// so neither an arrival nor a timer the run loop would act on.
-    pub const NONE: Event = Event(u64::MAX);
+    /// so neither an arrival nor a timer the run loop would act on; its port and index are
+    /// 0, so prefetching for it touches port 0 and the pool's scratch slot.
+    pub const NONE: Event = Event(0xFF << 56);
 
     #[inline(always)]
     pub fn new(kind: EventKind, index: u32) -> Self {
@@ -222,5 +223,6 @@ mod tests {
             assert_eq!(Event::new(k, u32::MAX).kind(), k);
         }
         assert!(!Event::NONE.is_arrival());
+        assert_eq!((Event::NONE.port(), Event::NONE.index()), (0, 0));
     }
 }

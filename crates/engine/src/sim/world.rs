@@ -7,7 +7,7 @@ use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
-use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL, SCRATCH};
+use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
 use crate::routing::{Fib, Routes, Spray};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
@@ -35,15 +35,6 @@ fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
     debug_assert!(port.idx() < ports.len());
     // SAFETY: see above.
     unsafe { ports.get_unchecked_mut(port.idx()) }
-}
-
-/// An arrival's packet and port; for any other event (a timer, `Event::NONE`), packet
-/// slot 0 (reserved, see `PacketPool`) and port 0. The prefetches then need no branch: whether an event is an arrival changes
-/// at every bucket's end, and a wasted hint costs less than a mispredicted branch.
-#[inline(always)]
-fn arrival_or_zero(ev: Event) -> (PacketRef, u32) {
-    let arrival = ev.is_arrival();
-    (if arrival { ev.index() } else { SCRATCH }, if arrival { ev.port() } else { 0 })
 }
 
 /// How many events ahead the run loop prefetches an arrival's packet and port (the egress
@@ -148,8 +139,7 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         while let Some(ev) = self.sched.pop_until(stop) {
-            // Events not at hand yet are `Event::NONE`, for which the prefetches touch
-            // the scratch packet slot and port 0.
+            // Events not at hand yet are `Event::NONE`.
             self.prefetch(self.sched.peek_ready(PREFETCH_AHEAD));
             self.prefetch_egress(self.sched.peek_ready(1));
             self.prefetch_queues(self.sched.peek_ready(0));
@@ -166,12 +156,15 @@ impl World {
 
     /// Touches the arrival's port and packet so their cache misses overlap with the
     /// current event's work (most of a packet-hop's cost is waiting on memory).
+    ///
+    /// The prefetches take no branch on the event's kind: that changes at every bucket's
+    /// end, and a wasted hint costs less than a mispredicted branch. `Event::NONE` names
+    /// port 0 and the scratch slot; a rare timer names some other port and slot.
     #[inline(always)]
     fn prefetch(&self, ev: Event) {
-        let (r, port) = arrival_or_zero(ev);
-        prefetch(self.pool.slot_ptr(r));
+        prefetch(self.pool.slot_ptr(ev.index()));
         // A hint: no bounds check needed, a wild address would not fault.
-        let port = self.ports.as_ptr().wrapping_add(port as usize) as *const u8;
+        let port = self.ports.as_ptr().wrapping_add(ev.port() as usize) as *const u8;
         prefetch(port);
         prefetch(port.wrapping_add(64));
     }
@@ -181,8 +174,7 @@ impl World {
     #[inline(always)]
     fn prefetch_egress(&self, ev: Event) {
         // A host-bound packet holds a stale port: a harmless prefetch.
-        let hop = self.pool.get(arrival_or_zero(ev).0).hop;
-        let port = self.ports.as_ptr().wrapping_add(hop as usize) as *const u8;
+        let port = self.ports.as_ptr().wrapping_add(self.pool.hop(ev.index()) as usize) as *const u8;
         prefetch(port);
         prefetch(port.wrapping_add(64));
     }
@@ -192,9 +184,7 @@ impl World {
     /// since it was last looked at, the enqueue starts the next).
     #[inline(always)]
     fn prefetch_queues(&self, ev: Event) {
-        let (r, port) = arrival_or_zero(ev);
-        for port in [port, self.pool.get(r).hop] {
-            // Every slot's `hop` is a port of this world (0 until it is first routed).
+        for port in [ev.port(), self.pool.hop(ev.index())] {
             if let Some(p) = self.ports.get(port as usize) {
                 prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
             }

@@ -25,7 +25,7 @@ pub use control::{header_only, ControlConfig, ControlCounters, ControlQueue, Ser
 pub use marking::{Marking, MarkingConfig, Verdict};
 pub use red::{Red, RedConfig};
 
-use crate::packet::{flags, Fifo, PacketPool, PacketRef};
+use crate::packet::{flags, Fifo, PacketPool, PacketRef, SCRATCH};
 use crate::units::{Size, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -152,10 +152,11 @@ impl Queue {
         (!self.fifo.is_empty()).then_some(self.fifo.head)
     }
 
-    /// The packet that leaves next, or 0 if none (a prefetch target with no branch).
+    /// The packet that leaves next, or the pool's scratch slot if none (a prefetch target
+    /// chosen without a branch).
     #[inline(always)]
     pub fn head_or_zero(&self) -> PacketRef {
-        if self.fifo.is_empty() { 0 } else { self.fifo.head }
+        if self.fifo.is_empty() { SCRATCH } else { self.fifo.head }
     }
 
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
