@@ -367,13 +367,19 @@ impl World {
     fn arrive(&mut self, port: PortId) {
         let now = self.sched.now();
         let p = port_at(&mut self.ports, port);
-        let r = p.wire.pop(&self.pool).expect("arrival on an empty wire");
+        // The wire's head arrives. Popped by hand: whether the wire empties is one branch
+        // here, not one in the pop and another for the next arrival.
+        let r = p.wire.head;
+        debug_assert!(r != NIL, "arrival on an empty wire");
         let pkt = self.pool.get(r);
         // A switch needs two fields; copy the whole header only at a host.
         let (hop, bytes) = (pkt.hop, pkt.wire_bytes as u64);
         let node = p.to;
-        if p.wire.head != NIL {
-            self.sched.at(pkt.arrive_at, Event::arrival(port.0, p.wire.head));
+        p.wire.head = pkt.next;
+        if pkt.next != NIL {
+            self.sched.at(pkt.arrive_at, Event::arrival(port.0, pkt.next));
+        } else {
+            p.wire.tail = NIL;
         }
         self.catch_up(port, now);
         self.packet_hops += 1;
