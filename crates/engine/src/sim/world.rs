@@ -370,7 +370,9 @@ impl World {
         // The wire's head arrives. Popped by hand: whether the wire empties is one branch
         // here, not one in the pop and another for the next arrival.
         let r = p.wire.head;
-        debug_assert!(r != NIL, "arrival on an empty wire");
+        // A broken invariant must stop the run, not read outside the pool (one branch that
+        // always goes the same way).
+        assert!(r != NIL, "arrival on an empty wire");
         let pkt = self.pool.get(r);
         // A switch needs two fields; copy the whole header only at a host.
         let (hop, bytes) = (pkt.hop, pkt.wire_bytes as u64);
