@@ -15,39 +15,48 @@ use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
 const NO_NODE: NodeId = NodeId(u32::MAX);
-/// A cell is `len << LEN_SHIFT | x`: one next hop (`len` 1, `x` the port), an ECMP group
-/// (`len` > 1, `x` where its ports start in `ports`), or delivery on the destination's
-/// own port (`len` 0, see `host_port`).
+/// A cell is `len << LEN_SHIFT | x`, where `x` is where a list of ports starts in `ports`:
+/// an ECMP group (`len` > 1, the flow's hash picks one), one next hop (`len` 1), or a
+/// class's hosts at the switch they hang off (`len` 0, the destination's place in its
+/// class picks its port). One shape for all three, so a lookup takes no branch that
+/// depends on the packet: at two switches out of three in a fat-tree it would mispredict.
 const LEN_SHIFT: u32 = 24;
 const X_MASK: u32 = (1 << LEN_SHIFT) - 1;
-const DELIVER: u32 = 0;
 /// No route (a broken invariant if a packet ever needs it; `Routes::select` panics too).
-const NO_ROUTE: u32 = X_MASK;
+const NO_ROUTE: u32 = u32::MAX;
+/// The cell of every host's row: `ports[0]`, port 0 (a host sends on its NIC; the run loop
+/// asks anyway, to keep the question of whether a node is a host off its path).
+const AT_HOST: u32 = 1 << LEN_SHIFT;
+
+/// A destination host's column, and its place among its class's hosts.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Dest {
+    class: u32,
+    local: u32,
+}
 
 pub struct Fib {
     n_classes: usize,
-    /// Per destination host: its column.
-    host_class: Vec<u32>,
-    /// Per destination host: the port its attachment switch delivers on (`DELIVER` cells).
-    host_port: Vec<PortId>,
-    /// Per node: where its row starts in `rows` (`row * n_classes`), or `u32::MAX` for a host.
+    /// Per destination host.
+    dest: Vec<Dest>,
+    /// Per node: where its row starts in `rows` (`row * n_classes`); hosts share the last row.
     row_start: Vec<u32>,
     /// `rows[row * n_classes + class]`: a cell (see `LEN_SHIFT`).
     rows: Vec<u32>,
-    /// The ports of every ECMP group, one group after another.
+    /// The port lists cells point into, one after another (each switch's stored once).
     ports: Vec<PortId>,
 }
 
 impl Fib {
-    /// `None` when the tables cannot be this compact (a group of more than 255 ports, or
-    /// more than 2^24 ports): the caller then falls back to `Routes`.
+    /// `None` when the tables cannot be this compact (a list of more than 255 ports, or
+    /// more than 2^24 of them): the caller then falls back to `Routes`.
     pub fn new(topo: &Topology, routes: &Routes) -> Option<Fib> {
         let switches: Vec<NodeId> =
             (0..topo.nodes.len()).map(NodeId::from).filter(|&n| topo.nodes[n.idx()].kind == NodeKind::Switch).collect();
         let (n_hosts, n_rows) = (topo.hosts.len(), switches.len());
-        let mut fib = Fib { n_classes: 0, host_class: Vec::new(), host_port: Vec::new(), row_start: vec![u32::MAX; topo.nodes.len()], rows: Vec::new(), ports: Vec::new() };
+        let mut fib = Fib { n_classes: 0, dest: Vec::new(), row_start: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
         let mut row_of = vec![u32::MAX; topo.nodes.len()];
-        // Per switch, per host: the cell (each switch's distinct groups stored once).
+        // Per switch, per host: the cell (each switch's distinct lists stored once).
         let mut cells = vec![0u32; n_rows * n_hosts];
         let mut local: Vec<(&[PortId], u32)> = Vec::new();
         for (row, &n) in switches.iter().enumerate() {
@@ -58,7 +67,7 @@ impl Fib {
                 let cell = match local.iter().find(|(g, _)| *g == hops) {
                     Some(&(_, cell)) => cell,
                     None => {
-                        let cell = fib.cell(hops)?;
+                        let cell = fib.cell(hops, hops.len())?;
                         local.push((hops, cell));
                         cell
                     }
@@ -66,48 +75,44 @@ impl Fib {
                 cells[row * n_hosts + h] = cell;
             }
         }
-        let classes = fib.classify(topo, routes, &cells, &row_of);
+        let (classes, members) = fib.classify(topo, routes, &cells, &row_of);
         let n = classes.len();
         fib.n_classes = n;
-        fib.rows = vec![0; n_rows * n];
+        fib.rows = vec![AT_HOST; (n_rows + 1) * n];
         for (c, &(h, attach)) in classes.iter().enumerate() {
             for row in 0..n_rows {
                 fib.rows[row * n + c] = cells[row * n_hosts + h];
             }
             if attach != NO_NODE {
-                fib.rows[row_of[attach.idx()] as usize * n + c] = DELIVER;
+                fib.rows[row_of[attach.idx()] as usize * n + c] = fib.cell(&members[c], 0)?;
             }
         }
-        for (node, &row) in row_of.iter().enumerate() {
-            if row != u32::MAX {
-                fib.row_start[node] = u32::try_from(row as usize * n).ok()?;
-            }
-        }
+        let host_row = u32::try_from(n_rows * n).ok()?;
+        fib.row_start = row_of.iter().map(|&row| if row == u32::MAX { Some(host_row) } else { u32::try_from(row as usize * n).ok() }).collect::<Option<_>>()?;
         Some(fib)
     }
 
-    /// The cell for a set of next hops, storing an ECMP group's ports.
-    fn cell(&mut self, hops: &[PortId]) -> Option<u32> {
-        let len = u32::try_from(hops.len()).ok().filter(|&l| l < 256)?;
-        let x = match hops {
-            [] => return Some(NO_ROUTE),
-            [port] => port.0,
-            _ => {
-                self.ports.extend_from_slice(hops);
-                (self.ports.len() - hops.len()) as u32
-            }
-        };
-        (x <= X_MASK).then_some(len << LEN_SHIFT | x)
+    /// The cell for a list of ports (stored at the end of `ports`) with this `len`.
+    fn cell(&mut self, hops: &[PortId], len: usize) -> Option<u32> {
+        if hops.is_empty() {
+            return Some(NO_ROUTE);
+        }
+        let len = u32::try_from(len).ok().filter(|&l| l < 256)?;
+        let x = u32::try_from(self.ports.len()).ok().filter(|&x| x + hops.len() as u32 <= X_MASK)?;
+        self.ports.extend_from_slice(hops);
+        Some(len << LEN_SHIFT | x)
     }
 
-    /// Fills `host_class` and `host_port` and returns each class's representative host and
-    /// attachment switch. A host joins the class of the first host on its attachment switch
+    /// Fills `dest` and returns each class's representative host and attachment switch, and
+    /// the ports its attachment switch delivers to its hosts on, in their `local` order. A host joins the class of the first host on its attachment switch
     /// when every other switch routes to both alike; otherwise (or when it is not attached
     /// by one link to one switch) it keeps a column of its own, with no attachment.
-    fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> Vec<(usize, NodeId)> {
+    #[allow(clippy::type_complexity)]
+    fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> (Vec<(usize, NodeId)>, Vec<Vec<PortId>>) {
         let n_hosts = topo.hosts.len();
         let n_rows = cells.len() / n_hosts.max(1);
         let mut classes: Vec<(usize, NodeId)> = Vec::new();
+        let mut members: Vec<Vec<PortId>> = Vec::new();
         // Per attachment switch: the class its first host opened.
         let mut first_on: Vec<Option<u32>> = vec![None; topo.nodes.len()];
         for (h, (attach, port)) in attachments(topo, routes).into_iter().enumerate() {
@@ -119,36 +124,35 @@ impl Fib {
             let class = joined.unwrap_or_else(|| {
                 let own = attach != NO_NODE && first_on[attach.idx()].is_none();
                 classes.push((h, if own { attach } else { NO_NODE }));
+                members.push(Vec::new());
                 let c = classes.len() as u32 - 1;
                 if own {
                     first_on[attach.idx()] = Some(c);
                 }
                 c
             });
-            self.host_class.push(class);
-            self.host_port.push(port);
+            let m = &mut members[class as usize];
+            self.dest.push(Dest { class, local: m.len() as u32 });
+            m.push(port);
         }
-        classes
+        (classes, members)
     }
 
-    /// The egress port at switch `node` for a packet to `dst` with this flow entropy.
+    /// The egress port at switch `node` for a packet to `dst` with this flow entropy (at a
+    /// host: port 0, which nothing uses).
     #[inline(always)]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {
         let start = *at(&self.row_start, node.idx()) as usize;
-        debug_assert!(start != u32::MAX as usize, "a host does not forward");
-        let cell = *at(&self.rows, start + *at(&self.host_class, dst.idx()) as usize);
+        let d = *at(&self.dest, dst.idx());
+        let cell = *at(&self.rows, start + d.class as usize);
+        if cell == NO_ROUTE {
+            no_route(node, dst);
+        }
         let (len, x) = (cell >> LEN_SHIFT, cell & X_MASK);
-        if len == 1 {
-            return PortId(x);
-        }
-        if len == 0 {
-            if cell != DELIVER {
-                no_route(node, dst);
-            }
-            return *at(&self.host_port, dst.idx());
-        }
-        // Multiply-shift maps the hash onto 0..len without a division (as `Routes`).
-        let i = ((mix(entropy, node) as u64 * len as u64) >> 32) as u32;
+        // Multiply-shift maps the hash onto 0..len without a division (as `Routes`); a
+        // single next hop gets 0.
+        let hashed = ((mix(entropy, node) as u64 * len as u64) >> 32) as u32;
+        let i = std::hint::select_unpredictable(len == 0, d.local, hashed);
         *at(&self.ports, (x + i) as usize)
     }
 }
@@ -210,9 +214,13 @@ mod tests {
         let fib = Fib::new(&topo, &routes).unwrap();
         // One column per edge switch (k^2/2 of them), not per host.
         assert_eq!(fib.n_classes, 8);
-        // Edge and aggregation switches spread up over k/2 ports: those groups are stored
-        // once per switch (8 edges + 8 aggregations, 2 ports each); cores have none.
-        assert_eq!(fib.ports.len(), 16 * 2);
+        // Each switch stores its distinct port lists once: an edge its group up (2 ports),
+        // a port per host (found before the hosts were classed, then unused) and its
+        // class's list of the two; an aggregation its group up and one edge each down; a
+        // core one port per pod. Plus the hosts' port 0.
+        assert_eq!(fib.ports.len(), 1 + 8 * (2 + 1 + 1 + 2) + 8 * (2 + 1 + 1) + 4 * 4);
+        // Hosts have a row too (the run loop asks without checking); nothing uses its port.
+        assert_eq!(fib.select(topo.hosts[0], HostId(5), 7), PortId(0));
         assert_agrees(&topo, &routes, &fib);
     }
 
@@ -246,7 +254,8 @@ mod tests {
         topo.add_link(h[0], s[1], 10_000_000_000, 1_000_000);
         let routes = Routes::shortest_paths(&topo);
         let fib = Fib::new(&topo, &routes).unwrap();
-        assert_eq!(fib.host_class, [0, 1, 1, 2]);
+        let classes: Vec<u32> = fib.dest.iter().map(|d| d.class).collect();
+        assert_eq!(classes, [0, 1, 1, 2]);
         assert_agrees(&topo, &routes, &fib);
     }
 }
