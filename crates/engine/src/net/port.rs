@@ -4,8 +4,10 @@
 //! next looked at ([`crate::sim::World`]'s catch-up). Each packet's serialization start is
 //! the later of its arrival and the previous packet's end; once started it joins `wire`
 //! with its arrival time at the far end. The only event a port has pending is the arrival
-//! of its oldest packet on `wire`, and each arrival is also when the port catches up, so a
-//! packet-hop costs one event.
+//! of its oldest packet on `wire`, and the arrival that empties the wire is also when the
+//! port catches up (to schedule the next), so a packet-hop costs one event. While the wire
+//! is busy, packets due to start wait for the next look: nothing can see the difference,
+//! as every look (an enqueue, a sample, the end of a run) catches up first.
 
 use super::queue::Queue;
 use crate::ids::NodeId;

@@ -124,8 +124,11 @@ impl World {
         self.sched.at(spec.start, Event::new(EventKind::Burst, run));
     }
 
-    /// Drops, marks (every queue) and timeouts (this run's connections) so far.
-    fn rpc_counters(&self, run: usize) -> (u64, u64, u64) {
+    /// Drops, marks (every queue) and timeouts (this run's connections) so far. Ports are
+    /// caught up first: a mark at dequeue counts when its packet starts, not when the port
+    /// is next looked at.
+    fn rpc_counters(&mut self, run: usize) -> (u64, u64, u64) {
+        self.catch_up_all();
         let (d, m) = self.ports.iter().fold((0, 0), |(d, m), p| (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts));
         let t = self.rpcs[run].flows.iter().map(|f| self.flows[f.idx()].sender.timeouts).sum();
         (d, m, t)

@@ -179,15 +179,14 @@ impl World {
         prefetch(port.wrapping_add(64));
     }
 
-    /// For the next arrival: the packet its own port will start next (its catch-up at this
-    /// arrival dequeues it), and the one its egress port will (when it finished a packet
-    /// since it was last looked at, the enqueue starts the next).
+    /// For the next arrival: the packet its egress port will start next (when it finished
+    /// a packet since it was last looked at, the enqueue starts the next). Its own port
+    /// starts packets at an arrival only when its wire empties: not worth a prefetch.
     #[inline(always)]
     fn prefetch_queues(&self, ev: Event) {
-        for port in [ev.port(), self.pool.hop(ev.index())] {
-            if let Some(p) = self.ports.get(port as usize) {
-                prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
-            }
+        let port = self.pool.hop(ev.index());
+        if let Some(p) = self.ports.get(port as usize) {
+            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
         }
     }
 
@@ -379,9 +378,13 @@ impl World {
         if pkt.next != NIL {
             self.sched.at(pkt.arrive_at, Event::arrival(port.0, pkt.next));
         } else {
+            // Packets due to start wait for the next look at the port (an enqueue, a
+            // sample, the end) while its wire is busy: the next arrival is scheduled, and
+            // they start at the same instants whenever they are started. Only an empty
+            // wire needs them now, to schedule its next arrival.
             p.wire.tail = NIL;
+            self.catch_up(port, now);
         }
-        self.catch_up(port, now);
         self.packet_hops += 1;
         self.last_activity = now;
         debug_assert!(node.idx() < self.node_host.len());
@@ -472,7 +475,7 @@ impl World {
     }
 
     /// Brings every port's departures up to now (counters are exact at the end of a run).
-    fn catch_up_all(&mut self) {
+    pub(super) fn catch_up_all(&mut self) {
         let now = self.sched.now();
         for p in 0..self.ports.len() {
             self.catch_up(PortId::from(p), now);
