@@ -55,7 +55,7 @@ const MAX_SLOTS_LOG2: u32 = 20;
 /// Entries of `none` kept past the end of the current bucket, so peeking up to this many
 /// places ahead is one read with no bounds test (a test that goes either way at the end of
 /// every bucket, mispredicted about once a packet-hop).
-const PAD: usize = 4;
+const PAD: usize = 3;
 
 pub struct Calendar<T> {
     /// What a peek past the current bucket gives.
@@ -353,9 +353,19 @@ impl<T: Copy + Ord> Calendar<T> {
     }
 
     /// The absolute bucket number of the first occupied slot after `cur`, if any.
+    #[inline(always)]
     fn next_occupied(&self) -> Option<u64> {
-        let slots = self.mask + 1;
         let start = (self.cur & self.mask) as usize;
+        // Usually a later slot in the same word (a dense run has a bucket every few slots).
+        let here = self.occupied[start / 64] & (!0u64 << (start % 64));
+        if here != 0 {
+            return Some(self.cur - (start % 64) as u64 + here.trailing_zeros() as u64);
+        }
+        self.next_occupied_scan(start)
+    }
+
+    fn next_occupied_scan(&self, start: usize) -> Option<u64> {
+        let slots = self.mask + 1;
         let words = self.occupied.len();
         // Scan one revolution starting at `cur`'s slot (the slot itself is empty now).
         // `words` is a power of two (the wheel's slots are): mask, don't divide.
