@@ -179,14 +179,16 @@ impl World {
         prefetch(port.wrapping_add(64));
     }
 
-    /// For the next arrival: the packet its egress port will start next (when it finished
-    /// a packet since it was last looked at, the enqueue starts the next). Its own port
-    /// starts packets at an arrival only when its wire empties: not worth a prefetch.
+    /// For the next arrival: the packets its own port (if that arrival empties its wire)
+    /// and its egress port (if it finished a packet since it was last looked at) will
+    /// start next. The first is often wasted, but a k = 16 fat-tree, whose packets live
+    /// beyond L2, runs 6-14% faster with it.
     #[inline(always)]
     fn prefetch_queues(&self, ev: Event) {
-        let port = self.pool.hop(ev.index());
-        if let Some(p) = self.ports.get(port as usize) {
-            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
+        for port in [ev.port(), self.pool.hop(ev.index())] {
+            if let Some(p) = self.ports.get(port as usize) {
+                prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
+            }
         }
     }
 
