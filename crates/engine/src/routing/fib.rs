@@ -104,9 +104,10 @@ impl Fib {
     }
 
     /// Fills `dest` and returns each class's representative host and attachment switch, and
-    /// the ports its attachment switch delivers to its hosts on, in their `local` order. A host joins the class of the first host on its attachment switch
-    /// when every other switch routes to both alike; otherwise (or when it is not attached
-    /// by one link to one switch) it keeps a column of its own, with no attachment.
+    /// the ports that switch delivers to the class's hosts on, in their `local` order. A
+    /// host joins the class of the first host on its attachment switch when every other
+    /// switch routes to both alike; otherwise (or when it is not attached by one link to
+    /// one switch) it keeps a column of its own, with no attachment.
     #[allow(clippy::type_complexity)]
     fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> (Vec<(usize, NodeId)>, Vec<Vec<PortId>>) {
         let n_hosts = topo.hosts.len();
