@@ -146,7 +146,6 @@ impl PacketPool {
         unsafe { self.slots.get_unchecked_mut(r as usize) }
     }
 
-
     /// Slot `r`'s `hop`, or 0 past the pool's end (for prefetching: `r` may come from an
     /// event that is not an arrival).
     #[inline(always)]
@@ -160,7 +159,6 @@ impl PacketPool {
     pub fn slot_ptr(&self, r: PacketRef) -> *const u8 {
         self.slots.as_ptr().wrapping_add(r as usize) as *const u8
     }
-
 }
 
 /// A FIFO threaded through the pool's `next` links.

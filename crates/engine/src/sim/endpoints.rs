@@ -206,7 +206,7 @@ impl World {
             flags: pkt.flags & flags::ECT,
             sack_start: 0,
             sack_len: 0,
-                hop: 0,
+            hop: 0,
             arrive_at: 0,
             next: NIL,
             ..*pkt

@@ -216,7 +216,7 @@ impl World {
             seq: 0,
             sack_start: 0,
             sack_len: 0,
-                hop: 0,
+            hop: 0,
             ts: self.sched.now(),
             arrive_at: 0,
             next: NIL,
