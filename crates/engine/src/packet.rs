@@ -126,6 +126,11 @@ impl PacketPool {
         }
     }
 
+    /// Slots ever handed out (the most packets alive at once), the scratch slot included.
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     #[inline(always)]
     pub fn free(&mut self, r: PacketRef) {
         self.free.push(r);

@@ -114,7 +114,7 @@ impl World {
         sent
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn on_data(&mut self, host: HostId, r: PacketRef, pkt: &Packet) {
         let now = self.sched.now();
         let f = pkt.flow;
@@ -280,7 +280,7 @@ impl World {
         self.enqueue(nic, r);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn on_ack(&mut self, r: PacketRef, pkt: &Packet) {
         let now = self.sched.now();
         let f = pkt.flow;
