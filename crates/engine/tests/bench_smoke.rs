@@ -3,6 +3,10 @@
 //! perf / callgrind). They print speed and assert nothing about it: timings are not tests.
 mod common;
 
+// As in the Python module, so profiles here see the same memory.
+#[global_allocator]
+static ALLOC: fanin_engine::huge_pages::HugePages = fanin_engine::huge_pages::HugePages;
+
 fn run_bench(file: &str) {
     let path = format!("{}/../../python/fanin/bench/{file}", env!("CARGO_MANIFEST_DIR"));
     let toml = std::fs::read_to_string(&path).unwrap();

@@ -1,0 +1,103 @@
+//! A global allocator that asks Linux for transparent huge pages on large blocks.
+//!
+//! A large run touches its packets, ports and flows all over several megabytes: a k = 16
+//! fat-tree's pool alone is 7 MB, about 1,800 pages of 4 KiB, and at one or two pages per
+//! packet-hop most hops miss the TLB and pay a page walk. In 2 MiB pages the same memory
+//! is a handful of TLB entries. Where the kernel grants huge pages only on request
+//! (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`, as on these machines), a
+//! block of at least `MIN_BYTES` gets `MADV_HUGEPAGE` over its whole 2 MiB pages as it
+//! is allocated or grown: the pages it has not touched yet then come as huge ones.
+//! Elsewhere (another OS, or huge pages off) this is the system allocator.
+//!
+//! The engine does not install it: a binary opts in with
+//! `#[global_allocator] static A: HugePages = HugePages;` (the Python module does).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// Blocks below this stay as they are (a huge page of them would be mostly waste).
+const MIN_BYTES: usize = 4 << 20;
+#[cfg(target_os = "linux")]
+const HUGE_PAGE: usize = 2 << 20;
+
+pub struct HugePages;
+
+// SAFETY: every block comes from `System` and goes back to it with the layout it was
+// made with; `advise` only adds a hint about memory the block owns.
+unsafe impl GlobalAlloc for HugePages {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    /// A large block grows by a copy into a new advised block, not in place: pages moved
+    /// or kept in place would stay small, and a growing packet pool would keep its first
+    /// half in 4 KiB pages.
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size < MIN_BYTES {
+            return System.realloc(ptr, layout, new_size);
+        }
+        let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+        let p = self.alloc(new_layout);
+        if !p.is_null() {
+            std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+            System.dealloc(ptr, layout);
+        }
+        p
+    }
+}
+
+/// Asks for huge pages over the 2 MiB pages wholly inside `[p, p + size)`.
+fn advise(p: *mut u8, size: usize) {
+    if p.is_null() || size < MIN_BYTES {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let start = (p as usize).next_multiple_of(HUGE_PAGE);
+        let end = (p as usize + size) / HUGE_PAGE * HUGE_PAGE;
+        if end > start {
+            // SAFETY: the range lies inside a block this allocator just handed out; the
+            // advice changes no contents, and a refusal (huge pages off) is harmless.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_blocks_keep_their_contents_through_growth() {
+        let a = HugePages;
+        let small = Layout::from_size_align(1 << 10, 8).unwrap();
+        let big = Layout::from_size_align(MIN_BYTES + 12345, 64).unwrap();
+        // SAFETY: layouts are non-zero; each block is freed once with its own layout.
+        unsafe {
+            let p = a.alloc(small);
+            assert!(!p.is_null());
+            p.write_bytes(7, small.size());
+            let q = a.realloc(p, small, big.size());
+            assert!(!q.is_null() && q as usize % 8 == 0);
+            assert!((0..small.size()).all(|i| *q.add(i) == 7));
+            q.add(big.size() - 1).write(9);
+            let z = a.alloc_zeroed(big);
+            assert!((0..big.size()).step_by(4096).all(|i| *z.add(i) == 0));
+            a.dealloc(z, big);
+            a.dealloc(q, Layout::from_size_align(big.size(), 8).unwrap());
+        }
+    }
+}
