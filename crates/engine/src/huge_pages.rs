@@ -5,9 +5,10 @@
 //! packet-hop most hops miss the TLB and pay a page walk. In 2 MiB pages the same memory
 //! is a handful of TLB entries. Where the kernel grants huge pages only on request
 //! (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`, as on these machines), a
-//! block of at least `MIN_BYTES` gets `MADV_HUGEPAGE` over its whole 2 MiB pages as it
-//! is allocated or grown: the pages it has not touched yet then come as huge ones.
-//! Elsewhere (another OS, or huge pages off) this is the system allocator.
+//! block of at least `MIN_BYTES` starts on a 2 MiB boundary and gets `MADV_HUGEPAGE` when
+//! it is made (a growing one is copied into a new block), so its pages come as huge ones
+//! when first touched. Elsewhere (another OS, or huge pages off) only the alignment is
+//! left of it.
 //!
 //! The engine does not install it: a binary opts in with
 //! `#[global_allocator] static A: HugePages = HugePages;` (the Python module does).
@@ -15,43 +16,52 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Blocks below this stay as they are (a huge page of them would be mostly waste).
-const MIN_BYTES: usize = 4 << 20;
-#[cfg(target_os = "linux")]
+const MIN_BYTES: usize = HUGE_PAGE;
 const HUGE_PAGE: usize = 2 << 20;
 
 pub struct HugePages;
 
+/// A large block is aligned to a huge page, so each of its 2 MiB is one page (unaligned, a
+/// 4 MiB block would hold one whole huge page and two pieces).
+fn placed(layout: Layout) -> Layout {
+    if layout.size() < MIN_BYTES {
+        return layout;
+    }
+    layout.align_to(HUGE_PAGE).unwrap_or(layout)
+}
+
 // SAFETY: every block comes from `System` and goes back to it with the layout it was
-// made with; `advise` only adds a hint about memory the block owns.
+// made with (`placed` gives the same answer for the same size and alignment); `advise`
+// only adds a hint about memory the block owns.
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        let p = System.alloc(placed(layout));
         advise(p, layout.size());
         p
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        let p = System.alloc_zeroed(placed(layout));
         advise(p, layout.size());
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
+        System.dealloc(ptr, placed(layout))
     }
 
     /// A large block grows by a copy into a new advised block, not in place: pages moved
     /// or kept in place would stay small, and a growing packet pool would keep its first
     /// half in 4 KiB pages.
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size < MIN_BYTES {
+        if layout.size() < MIN_BYTES && new_size < MIN_BYTES {
             return System.realloc(ptr, layout, new_size);
         }
         let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
         let p = self.alloc(new_layout);
         if !p.is_null() {
             std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
-            System.dealloc(ptr, layout);
+            self.dealloc(ptr, layout);
         }
         p
     }
@@ -94,6 +104,10 @@ mod tests {
             assert!(!q.is_null() && q as usize % 8 == 0);
             assert!((0..small.size()).all(|i| *q.add(i) == 7));
             q.add(big.size() - 1).write(9);
+            assert_eq!(q as usize % HUGE_PAGE, 0, "large blocks start on a huge page");
+            let r = a.realloc(q, Layout::from_size_align(big.size(), 8).unwrap(), small.size());
+            assert!((0..small.size()).all(|i| *r.add(i) == 7));
+            let q = a.realloc(r, small, big.size());
             let z = a.alloc_zeroed(big);
             assert!((0..big.size()).step_by(4096).all(|i| *z.add(i) == 0));
             a.dealloc(z, big);
