@@ -267,7 +267,7 @@ impl World {
         } else if p.queue.is_empty() {
             true
         } else {
-            self.catch_up(port, now);
+            self.catch_up_free(port, now);
             let p = port_at(&mut self.ports, port);
             p.queue.is_empty() && p.busy_until <= now
         };
@@ -314,8 +314,18 @@ impl World {
     /// one finished, and schedules the port's arrival event if its wire was empty.
     #[inline(always)]
     pub(super) fn catch_up(&mut self, port: PortId, now: Time) {
+        if port_at(&mut self.ports, port).busy_until > now {
+            return;
+        }
+        self.catch_up_free(port, now);
+    }
+
+    /// `catch_up` for a port whose transmitter is free by `now` (its wire just emptied).
+    #[inline(always)]
+    fn catch_up_free(&mut self, port: PortId, now: Time) {
         let p = port_at(&mut self.ports, port);
-        if p.busy_until > now || p.queue.is_empty() {
+        debug_assert!(p.busy_until <= now);
+        if p.queue.is_empty() {
             return;
         }
         // The first packet started on an empty wire gets the port's arrival event (nothing
@@ -425,7 +435,8 @@ impl World {
             // they start at the same instants whenever they are started. Only an empty
             // wire needs them now, to schedule its next arrival.
             p.wire.tail = NIL;
-            self.catch_up(port, now);
+            // Its last packet has arrived, so it finished serializing before now.
+            self.catch_up_free(port, now);
         }
         self.packet_hops += 1;
         self.last_activity = now;
