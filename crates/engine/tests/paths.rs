@@ -10,23 +10,7 @@ use std::collections::BTreeSet;
 
 #[test]
 fn packets_follow_the_routes_ecmp_picks() {
-    let toml = r#"
-seed = 7
-duration = "200us"
-[topology]
-kind = "fat_tree"
-k = 4
-host_link = { rate = "10Gbps", delay = "1us" }
-fabric_link = { rate = "10Gbps", delay = "1us" }
-[switch.queue]
-limit = "1000pkt"
-marking = { kind = "step", threshold = "65pkt" }
-[transport]
-cc = "dctcp"
-[[workload]]
-kind = "permutation"
-start = "0s"
-"#;
+    let toml = include_str!("fixtures/fat_tree_k4_permutation.toml");
     let spec = parse_scenario(toml, &common::load_file).unwrap();
     let mut sim = Simulation::new(&spec).unwrap();
     assert!(sim.run_until(u64::MAX));

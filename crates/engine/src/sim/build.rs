@@ -109,6 +109,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         has_relays: false,
         proxy_nacks: 0,
         proxy_turns: Vec::new(),
+        prefetch_above_bytes: super::world::PREFETCH_ABOVE_BYTES,
     };
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {

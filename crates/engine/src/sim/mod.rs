@@ -63,3 +63,48 @@ impl Simulation {
         results::collect(&self.world, self.wall_s)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::table::Column;
+
+    /// Prefetching is only a hint: whether the loop prefetches nothing, packets only, or
+    /// packets and ports, and when it starts to, no result changes.
+    #[test]
+    fn prefetching_never_changes_a_result() {
+        let toml = concat!(
+            include_str!("../../tests/fixtures/fat_tree_k4_permutation.toml"),
+            "[record]\nflows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n"
+        );
+        let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
+        let run = |above: Option<usize>| {
+            let mut sim = Simulation::new(&spec).unwrap();
+            let fixed = sim.world.ports.len() * std::mem::size_of::<crate::net::PortState>()
+                + sim.world.flows.len() * std::mem::size_of::<flow::Flow>();
+            // `None`: switch on once the pool has handed out 100 slots, with ports warm.
+            sim.world.prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
+            // In chunks, so the choice is made again at every call.
+            let mut t = 0;
+            while !sim.run_until(t) {
+                t += 37_000_000;
+            }
+            let slots = sim.world.pool.slots();
+            let mut r = sim.finish();
+            r.summary.retain(|(k, _)| k != "wall_s");
+            for t in &mut r.tables {
+                for (_, c) in t.columns.iter_mut() {
+                    if let Column::F64(v) = c {
+                        *c = Column::U64(v.iter().map(|x| x.to_bits()).collect());
+                    }
+                }
+            }
+            (r, slots)
+        };
+        let (never, slots) = run(Some(usize::MAX));
+        assert!(slots > 200, "the pool must grow past the switch-over point ({slots} slots)");
+        assert!(never.table("flows").unwrap().rows() == 16);
+        assert!(run(Some(0)).0 == never, "prefetching packets and ports changed a result");
+        assert!(run(None).0 == never, "starting to prefetch mid-run changed a result");
+    }
+}

@@ -43,8 +43,8 @@ const PREFETCH_AHEAD: usize = 2;
 
 /// Prefetching pays only when what the run touches outgrows the core's L2 cache (512 KiB
 /// per core here); below that its hints are only instructions: a tenth of a 64-to-1
-/// incast's.
-const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
+/// incast's. (`World::prefetch_above_bytes` starts here.)
+pub(super) const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 /// The `Sample` event's index for per-connection rates (0: queue depths).
@@ -136,6 +136,9 @@ pub struct World {
     pub proxy_nacks: u64,
     /// Each naive proxy's onward connections, served in turn (`Flow::turns` indexes it).
     pub proxy_turns: Vec<crate::proxy::Turns>,
+    /// Above how many bytes of packets, ports and flows the run loop prefetches
+    /// (`PREFETCH_ABOVE_BYTES`; a field so tests can show it never changes a result).
+    pub(super) prefetch_above_bytes: usize,
 }
 
 impl World {
@@ -143,9 +146,8 @@ impl World {
     pub fn run_until(&mut self, limit: Time) -> bool {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
-        // Prefetching pays only for what outgrows the core's L2 cache: the packets once the
-        // pool has grown (it only grows, while the network fills up), the ports and flows
-        // of a large topology.
+        // No prefetching while the pool is small (it only grows, while the network fills
+        // up), then packets, and ports too if they and the flows are cold on their own.
         let (packets_above, ports_cold) = self.cold_working_set();
         while self.pool.slots() <= packets_above {
             let Some(ev) = self.sched.pop_until(stop) else { break };
@@ -170,12 +172,12 @@ impl World {
     }
 
     /// How many packet slots the pool may hand out before they, the ports and the flows
-    /// outgrow `PREFETCH_ABOVE_BYTES`, and whether the ports and flows do on their own.
+    /// outgrow `prefetch_above_bytes`, and whether the ports and flows do on their own.
     fn cold_working_set(&self) -> (usize, bool) {
         let fixed = self.ports.len() * std::mem::size_of::<PortState>()
             + self.flows.len() * std::mem::size_of::<Flow>();
-        let slots = PREFETCH_ABOVE_BYTES.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
-        (slots, fixed > PREFETCH_ABOVE_BYTES)
+        let slots = self.prefetch_above_bytes.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
+        (slots, fixed > self.prefetch_above_bytes)
     }
 
     /// Touches the arrival's packet, and its port if ports are cold, so their cache misses
@@ -320,7 +322,8 @@ impl World {
         self.catch_up_free(port, now);
     }
 
-    /// `catch_up` for a port whose transmitter is free by `now` (its wire just emptied).
+    /// `catch_up` for a port whose transmitter is free by `now` (its wire just emptied, or
+    /// an enqueue found it so).
     #[inline(always)]
     fn catch_up_free(&mut self, port: PortId, now: Time) {
         let p = port_at(&mut self.ports, port);
