@@ -4,7 +4,8 @@ receiver -- ToR_A == ToR_B -- N senders: 10 Gb/s host links, 100 Gb/s between th
 5 us per link; 1500-B IP packets with 52 B of IP+TCP headers (timestamps) and 2 B of PPP:
 1502-B frames, MSS 1448. RED on every device as a step marker at 65 packets (MinTh =
 MaxTh = 65, QW = 1, LInterm = 1, gentle and wait on). DCTCP senders, g = 1/16, 1-MSS floor,
-IW 10, min RTO 200 ms with a 1 ms clock granularity, every segment ACKed.
+IW 10, min RTO 200 ms with a 1 ms clock granularity, every segment ACKed; ns-3's loss
+recovery (SACK with three blocks, PRR for loss and CWR, its duplicate-ACK rules).
 
 Two modes (spec section 5):
 * ``fidelity`` (the artifact): a 100-packet device FIFO under a 1334-packet queue disc,
@@ -68,6 +69,7 @@ def scenario(
         "host": {"queue": queue},
         "transport": {
             "cc": "dctcp",
+            "recovery": "ns3",
             "mtu": "1500B",
             "header": "52B",
             "framing": "2B",

@@ -40,10 +40,12 @@ pub enum EventKind {
     /// A naive proxy's NIC is free: its onward connections take their next turn (index:
     /// the proxy's turn order).
     ProxyTurn = 12,
+    /// A flow held back by TCP Small Queues: one of its segments has left its NIC.
+    Wake = 13,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 13] = [
+const KINDS: [EventKind; 14] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -57,6 +59,7 @@ const KINDS: [EventKind; 13] = [
     EventKind::Pace,
     EventKind::PacketRto,
     EventKind::ProxyTurn,
+    EventKind::Wake,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -109,7 +112,8 @@ impl Event {
             9 => EventKind::SampleWindows,
             10 => EventKind::Pace,
             11 => EventKind::PacketRto,
-            _ => EventKind::ProxyTurn,
+            12 => EventKind::ProxyTurn,
+            _ => EventKind::Wake,
         }
     }
 

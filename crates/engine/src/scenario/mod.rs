@@ -22,7 +22,7 @@ use crate::ids::{HostId, PortId};
 use crate::net::queue::QueueConfig;
 use crate::routing::LoadBalancing;
 use crate::topology::Topology;
-use crate::transport::TransportConfig;
+use crate::transport::{Recovery, TransportConfig, TsqConfig};
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
 use crate::ScenarioError;
@@ -49,6 +49,8 @@ pub struct ValidSpec {
     /// The queues of `inter` ports (a `multi_dc` topology's long-haul side).
     pub inter_queue: QueueConfig,
     pub host_queue: QueueConfig,
+    /// TCP Small Queues at every host (`None`: NIC queues take whatever a window allows).
+    pub tsq: Option<TsqConfig>,
     pub transport: TransportConfig,
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
@@ -92,6 +94,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         return Err(ScenarioError::new("host.inter_queue", "only switches have inter ports"));
     }
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    let tsq = small_queues(&cx.at("host"), spec, &transport, packet)?;
     let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
     window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, &inter_queue, host_rate)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
@@ -123,11 +126,36 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         switch_queue,
         inter_queue,
         host_queue,
+        tsq,
         transport,
         workloads,
         record,
         routing,
     })
+}
+
+/// `[host] tsq`: on by default for the kernel's algorithms (the Linux model) unless
+/// `[host.queue]` is given, which keeps a scenario's own NIC queue as it was.
+fn small_queues(cx: &Ctx, spec: &spec::Spec, t: &TransportConfig, packet: u64) -> Result<Option<TsqConfig>, ScenarioError> {
+    for (key, given) in [("tsq", spec.switch.tsq.is_some()), ("limit_output", spec.switch.limit_output.is_some())] {
+        if given {
+            return Err(ScenarioError::new(format!("switch.{key}"), "applies only to hosts ([host])"));
+        }
+    }
+    let default = spec.host.queue.is_none() && t.sender.recovery == Recovery::Linux;
+    let on = spec.host.tsq.unwrap_or(default);
+    let limit = cx.opt_bytes("limit_output", &spec.host.limit_output)?;
+    if !on {
+        if limit.is_some() {
+            return Err(cx.err("limit_output", "applies only with tsq = true"));
+        }
+        return Ok(None);
+    }
+    let limit_output = limit.unwrap_or(1 << 20);
+    if limit_output == 0 {
+        return Err(cx.err("limit_output", "must be positive"));
+    }
+    Ok(Some(TsqConfig { limit_output, packet }))
 }
 
 /// `[switch.queue]` and `[switch.inter_queue]`, over a `multi_dc` preset's defaults if any.

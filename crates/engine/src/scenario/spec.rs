@@ -68,6 +68,9 @@ pub struct NodeSpec {
     pub queue: Option<QueueSpec>,
     /// Switches only: the queues of `inter` (long-haul) ports of a `multi_dc` topology.
     pub inter_queue: Option<QueueSpec>,
+    /// Hosts only: TCP Small Queues, and its cap (`tcp_limit_output_bytes`).
+    pub tsq: Option<bool>,
+    pub limit_output: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -151,6 +154,7 @@ pub struct CcByClass {
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
     pub cc: Option<CcSpec>,
+    pub recovery: Option<String>,
     pub mtu: Option<String>,
     pub header: Option<String>,
     pub framing: Option<String>,

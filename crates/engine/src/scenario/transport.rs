@@ -4,7 +4,8 @@ use super::fields::Ctx;
 use super::spec::TransportSpec;
 use super::window;
 use crate::transport::cc::{DctcpConfig, NackDecrease};
-use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, RtoMode, SenderConfig, TransportConfig};
+use crate::transport::recovery::RECOVERY_KINDS;
+use crate::transport::{CcKind, EcnEcho, PathScaled, ReceiverConfig, Recovery, RtoMode, SackReport, SenderConfig, TransportConfig};
 use crate::units::Size;
 use crate::ScenarioError;
 
@@ -108,6 +109,12 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         "dctcp" => EcnEcho::Dctcp,
         _ => EcnEcho::Classic,
     };
+    let recovery = recovery(cx, t, &kinds)?;
+    let sack_report = match recovery {
+        Recovery::Basic => SackReport::Triggering,
+        Recovery::Linux => SackReport::Rfc2018 { dsack: true, remembered: usize::MAX },
+        Recovery::Ns3 => SackReport::Rfc2018 { dsack: false, remembered: 4 },
+    };
     let mut out = TransportConfig {
         cc,
         cc_inter: kinds.1.clone(),
@@ -140,12 +147,30 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             rto_granularity: cx.time("rto_granularity", &t.rto_granularity, "0s")?,
             rwnd,
             fast_retransmit: t.fast_retransmit.unwrap_or(true),
+            recovery,
         },
-        receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32 },
+        receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32, sack: sack_report },
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,
     };
     window::window_fields(cx, t, &kinds, &mut out)?;
     Ok(out)
+}
+
+/// Linux-like recovery for the kernel's algorithms, fanin's first model for the others
+/// (the htsim-modelled senders, which recover by NACKs and per-packet timeouts).
+fn recovery(cx: &Ctx, t: &TransportSpec, kinds: &(CcKind, CcKind)) -> Result<Recovery, ScenarioError> {
+    let kernel = |k: &CcKind| matches!(k, CcKind::NewReno | CcKind::Dctcp);
+    let both_kernel = kernel(&kinds.0) && kernel(&kinds.1);
+    let default = if both_kernel { "linux" } else { "basic" };
+    let r = match cx.choice("recovery", t.recovery.as_deref(), Some(default), RECOVERY_KINDS)? {
+        "linux" => Recovery::Linux,
+        "ns3" => Recovery::Ns3,
+        _ => Recovery::Basic,
+    };
+    if r != Recovery::Basic && !both_kernel {
+        return Err(cx.err("recovery", format!("`{}` applies only when cc is newreno or dctcp (allowed here: basic)", r.name())));
+    }
+    Ok(r)
 }
 
 fn alpha_init(cx: &Ctx, v: Option<f64>) -> Result<f64, ScenarioError> {

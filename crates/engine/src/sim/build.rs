@@ -110,6 +110,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         proxy_nacks: 0,
         proxy_turns: Vec::new(),
         prefetch_above_bytes: super::world::PREFETCH_ABOVE_BYTES,
+        tsq: spec.tsq.clone(),
+        sack_extra: Vec::new(),
     };
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -285,6 +287,8 @@ impl World {
             feeds: NO_FLOW,
             nacks_sent: 0,
             turns: NO_TURNS,
+            nic: Default::default(),
+            wake_at: NEVER,
         });
         id
     }

@@ -7,7 +7,7 @@ use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
-use crate::transport::AckToSend;
+use crate::transport::{AckToSend, Recovery, SackBlock, NO_SACKS};
 use crate::units::Time;
 
 impl World {
@@ -56,7 +56,11 @@ impl World {
         let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
         let src = flow.src;
         let nic = self.host_nic[src.idx()];
+        let tsq = self.tsq.is_some();
         while !ONE || sent == 0 {
+            if tsq && self.tsq_holds(f, now) {
+                break;
+            }
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
             sent += 1;
@@ -99,6 +103,10 @@ impl World {
             };
             self.injected_bytes += pkt.wire_bytes as u64;
             self.enqueue(nic, r);
+            if tsq {
+                let done = nic_departure(&self.ports[nic.idx()], now);
+                self.flows[f.idx()].nic.push(done, pkt.wire_bytes);
+            }
             if self.flows[f.idx()].sender.parts.is_some() {
                 let wait = nic_departure(&self.ports[nic.idx()], now) - now;
                 self.flows[f.idx()].sender.nic_wait(wait);
@@ -108,10 +116,54 @@ impl World {
             self.pool.free(spare);
         }
         let flow = &mut self.flows[f.idx()];
+        flow.sender.end_burst(now, sent);
         if let Some(at) = flow.sender.take_pace_wait() {
             self.arm_pacer(f, at);
         }
         sent
+    }
+
+    /// TCP Small Queues: whether the flow must leave its next segment in the socket because
+    /// enough of its bytes wait in its NIC; if so, it is woken when the oldest leaves.
+    #[inline(never)]
+    fn tsq_holds(&mut self, f: FlowId, now: Time) -> bool {
+        let Some(cfg) = &self.tsq else { return false };
+        let default_srtt = self.class_rtt.0;
+        let flow = &mut self.flows[f.idx()];
+        flow.nic.drain(now);
+        if flow.nic.bytes <= 2 * cfg.packet {
+            return false;
+        }
+        let s = &flow.sender;
+        let srtt = s.rtt.srtt().unwrap_or(default_srtt);
+        let mut limit = cfg.limit(s.window.cwnd, s.window.ssthresh, srtt);
+        // Retransmissions may use twice the limit (`tcp_xmit_retransmit_queue`).
+        if s.has_lost() {
+            limit *= 2;
+        }
+        // A flow with at most one segment out always sends (`tcp_rtx_queue_empty_or_single_skb`).
+        if flow.nic.bytes <= limit || s.snd_nxt - s.snd_una <= s.window.mss {
+            return false;
+        }
+        if flow.wake_at == NEVER {
+            if let Some(at) = flow.nic.next_departure() {
+                flow.wake_at = at;
+                self.sched.at(at, Event::new(EventKind::Wake, f.0));
+            }
+        }
+        true
+    }
+
+    pub(super) fn wake_fired(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.wake_at = NEVER;
+        if flow.finished() {
+            return;
+        }
+        self.pump(f, NIL);
+        if self.flows[f.idx()].rto_deadline == NEVER {
+            self.arm_rto(f);
+        }
     }
 
     #[inline(always)]
@@ -268,16 +320,42 @@ impl World {
             arrive_at: 0,
             next: NIL,
         };
-        ack.set_sack(a.sack_start, a.sack_end);
+        ack.set_sack(a.sacks[0].start, a.sacks[0].end);
         let r = if r == NIL {
             self.pool.alloc(ack)
         } else {
             *self.pool.get_mut(r) = ack;
             r
         };
-        self.injected_bytes += ack.wire_bytes as u64;
         let nic = self.host_nic[flow.dst.idx()];
+        if !a.sacks[0].is_empty() && self.transport.sender.recovery != Recovery::Basic {
+            self.keep_extra_sacks(r, &a);
+        }
+        self.injected_bytes += ack.wire_bytes as u64;
         self.enqueue(nic, r);
+    }
+
+    /// The blocks beyond the first go beside the packet, in its slot's row.
+    #[inline(never)]
+    fn keep_extra_sacks(&mut self, r: PacketRef, a: &AckToSend) {
+        let i = r as usize;
+        if i >= self.sack_extra.len() {
+            self.sack_extra.resize(i + 1, Default::default());
+        }
+        self.sack_extra[i].copy_from_slice(&a.sacks[1..]);
+    }
+
+    /// The SACK blocks an ACK in slot `r` carries.
+    #[inline(always)]
+    fn sacks_of(&self, r: PacketRef, pkt: &Packet) -> crate::transport::SackList {
+        let mut sacks = NO_SACKS;
+        sacks[0] = SackBlock::new(pkt.sack_start, pkt.sack_end());
+        if !sacks[0].is_empty() && self.transport.sender.recovery != Recovery::Basic {
+            if let Some(extra) = self.sack_extra.get(r as usize) {
+                sacks[1..].copy_from_slice(extra);
+            }
+        }
+        sacks
     }
 
     #[inline(always)]
@@ -295,7 +373,9 @@ impl World {
         if let Some(s) = &mut flow.subflows {
             s.on_ack(pkt.entropy, now);
         }
-        let effect = flow.sender.on_ack(now, pkt.seq, pkt.sack_start, pkt.sack_end(), pkt.has(flags::ECE), pkt.ts);
+        let sacks = self.sacks_of(r, pkt);
+        let flow = &mut self.flows[f.idx()];
+        let effect = flow.sender.on_ack(now, pkt.seq, &sacks, pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
             self.pool.free(r);
             self.finish_flow(f);
@@ -303,8 +383,10 @@ impl World {
         }
         self.pump(f, r);
         // RFC 6298 5.3: restart on new data acknowledged; also arm a stopped timer.
-        if effect.advanced || self.flows[f.idx()].rto_deadline == NEVER {
+        if effect.restart_rto || self.flows[f.idx()].rto_deadline == NEVER {
             self.arm_rto(f);
+        } else if self.flows[f.idx()].sender.aux_timer().is_some() {
+            self.schedule_timer(f);
         }
     }
 
@@ -314,6 +396,7 @@ impl World {
         flow.finish = now;
         flow.rto_deadline = NEVER;
         flow.sender.release();
+        flow.nic.release();
         self.active_flows -= 1;
         if flow.incast != NO_INCAST {
             let inc = &mut self.incasts[flow.incast as usize];
@@ -341,12 +424,19 @@ impl World {
             flow.rto_deadline = NEVER;
             return;
         }
-        let deadline = now + flow.sender.rto();
-        flow.rto_deadline = deadline;
-        if flow.rto_event_at == NEVER || flow.rto_event_at > deadline {
+        flow.rto_deadline = now + flow.sender.rto();
+        self.schedule_timer(f);
+    }
+
+    /// The flow's one timer event stands for the earlier of its RTO and its reordering or
+    /// probe timer; it is moved only when that comes earlier than the pending event.
+    pub(super) fn schedule_timer(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        let due = flow.rto_deadline.min(flow.sender.aux_timer().map_or(NEVER, |a| a.at()));
+        if due != NEVER && (flow.rto_event_at == NEVER || flow.rto_event_at > due) {
             flow.rto_gen = flow.rto_gen.wrapping_add(1);
-            flow.rto_event_at = deadline;
-            self.sched.at(deadline, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+            flow.rto_event_at = due;
+            self.sched.at(due, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
         }
     }
 
@@ -357,14 +447,23 @@ impl World {
             return;
         }
         flow.rto_event_at = NEVER;
-        if flow.rto_deadline == NEVER || flow.finished() {
+        if flow.finished() {
             return;
         }
-        if now < flow.rto_deadline {
-            let at = flow.rto_deadline;
-            flow.rto_gen = flow.rto_gen.wrapping_add(1);
-            flow.rto_event_at = at;
-            self.sched.at(at, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+        let aux = flow.sender.aux_timer().map_or(NEVER, |a| a.at());
+        let due = flow.rto_deadline.min(aux);
+        if due == NEVER {
+            return;
+        }
+        if now < due {
+            self.schedule_timer(f);
+            return;
+        }
+        if aux <= now {
+            // RACK's reordering timer or the tail loss probe; the RTO restarts after either.
+            flow.sender.on_aux_timer(now);
+            self.pump(f, NIL);
+            self.arm_rto(f);
             return;
         }
         flow.sender.on_timeout(now);

@@ -2,7 +2,7 @@
 
 use crate::ids::{FlowId, HostId};
 use crate::routing::Subflows;
-use crate::transport::{Receiver, Sender};
+use crate::transport::{Receiver, Sender, SmallQueues};
 use crate::units::Time;
 
 pub const NEVER: Time = Time::MAX;
@@ -59,6 +59,10 @@ pub struct Flow {
     /// The naive proxy's turn order this onward connection sends in (`World::proxy_turns`),
     /// or `NO_TURNS`.
     pub turns: u32,
+    /// Its segments in its host's NIC (TCP Small Queues), and the pending wake-up of a
+    /// throttled flow (`NEVER`: none).
+    pub nic: SmallQueues,
+    pub wake_at: Time,
 }
 
 impl Flow {

@@ -139,6 +139,12 @@ pub struct World {
     /// Above how many bytes of packets, ports and flows the run loop prefetches
     /// (`PREFETCH_ABOVE_BYTES`; a field so tests can show it never changes a result).
     pub(super) prefetch_above_bytes: usize,
+    /// TCP Small Queues at the hosts (`None`: off).
+    pub tsq: Option<crate::transport::TsqConfig>,
+    /// An ACK's SACK blocks beyond the first, by packet slot (the packet has room for one;
+    /// written with every ACK whose first block is not empty, under the models that send
+    /// more than one).
+    pub sack_extra: Vec<[crate::transport::SackBlock; crate::transport::MAX_SACK_BLOCKS - 1]>,
 }
 
 impl World {
@@ -252,6 +258,7 @@ impl World {
             EventKind::Pace => self.pace_fired(FlowId(ev.index())),
             EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
             EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
+            EventKind::Wake => self.wake_fired(FlowId(ev.index())),
         }
     }
 

@@ -3,12 +3,18 @@
 pub mod cc;
 pub mod pacer;
 pub mod receiver;
+pub mod recovery;
+pub mod sack;
 mod scoreboard;
 pub mod sender;
+pub mod small_queues;
 
 pub use pacer::{PaceBy, Pacer};
-pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig};
-pub use sender::{AckEffect, Segment, Sender, SenderConfig, WindowParts};
+pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig, SackReport};
+pub use recovery::Recovery;
+pub use sack::{SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
+pub use sender::{AckEffect, AuxTimer, Segment, Sender, SenderConfig, WindowParts};
+pub use small_queues::{SmallQueues, TsqConfig};
 
 use crate::units::Time;
 use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};

@@ -1,5 +1,7 @@
-//! The receiver: reassembly (cumulative point + out-of-order ranges), the SACK block to
+//! The receiver: reassembly (cumulative point + out-of-order ranges), the SACK blocks to
 //! report, delayed ACKs, and the two ECN echo styles.
+
+use super::sack::{SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EcnEcho {
@@ -9,19 +11,33 @@ pub enum EcnEcho {
     Classic,
 }
 
+/// Which SACK blocks an ACK carries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SackReport {
+    /// One block: the out-of-order range holding the segment that triggered the ACK, none
+    /// for in-order data (fanin's first model, kept for `recovery = "basic"`).
+    Triggering,
+    /// RFC 2018: up to three blocks, the one holding the triggering segment first, then the
+    /// most recently reported others. `dsack`: a duplicate segment is reported first (RFC
+    /// 2883, as Linux does). `remembered`: how many blocks the receiver keeps for
+    /// repeating (ns-3's list holds four; a block pushed out is not reported again until
+    /// it grows).
+    Rfc2018 { dsack: bool, remembered: usize },
+}
+
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
     pub echo: EcnEcho,
     /// ACK every `delayed_ack` in-order segments (1 = every segment).
     pub delayed_ack: u32,
+    pub sack: SackReport,
 }
 
 /// An ACK the receiver wants sent now.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AckToSend {
     pub ack: u64,
-    pub sack_start: u64,
-    pub sack_end: u64,
+    pub sacks: SackList,
     pub ece: bool,
 }
 
@@ -31,6 +47,10 @@ pub struct Receiver {
     pub rcv_nxt: u64,
     /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
     ooo: Vec<(u64, u64)>,
+    /// Per range: when it last held a triggering segment (0: forgotten, never reported).
+    recency: Vec<u64>,
+    clock: u64,
+    sack: SackReport,
     echo: EcnEcho,
     ece_latched: bool,
     delayed_ack: u32,
@@ -46,6 +66,9 @@ impl Receiver {
             size,
             rcv_nxt: 0,
             ooo: Vec::new(),
+            recency: Vec::new(),
+            clock: 0,
+            sack: cfg.sack,
             echo: cfg.echo,
             ece_latched: false,
             delayed_ack: cfg.delayed_ack.max(1),
@@ -81,6 +104,7 @@ impl Receiver {
         let end = seq + len;
         let in_order = seq <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
+        let duplicate = len > 0 && (end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq && end <= e));
         if end > self.rcv_nxt {
             if in_order {
                 self.rcv_nxt = end;
@@ -97,7 +121,7 @@ impl Receiver {
                 self.ece_latched = true;
             }
         }
-        let (sack_start, sack_end) = self.block_containing(seq);
+        let sacks = self.report(seq, end, duplicate);
         self.unacked += 1;
         let immediate = self.delayed_ack == 1 || !in_order || had_holes || self.complete() || self.unacked >= self.delayed_ack;
         let ece = match self.echo {
@@ -107,7 +131,7 @@ impl Receiver {
         self.pending_ce = ce;
         if immediate {
             self.unacked = 0;
-            Some(AckToSend { ack: self.rcv_nxt, sack_start, sack_end, ece })
+            Some(AckToSend { ack: self.rcv_nxt, sacks, ece })
         } else {
             None
         }
@@ -134,7 +158,11 @@ impl Receiver {
             EcnEcho::Dctcp => self.pending_ce,
             EcnEcho::Classic => self.ece_latched,
         };
-        Some(AckToSend { ack: self.rcv_nxt, sack_start: 0, sack_end: 0, ece })
+        let sacks = match self.sack {
+            SackReport::Triggering => NO_SACKS,
+            SackReport::Rfc2018 { .. } => self.most_recent(NO_SACKS, 0),
+        };
+        Some(AckToSend { ack: self.rcv_nxt, sacks, ece })
     }
 
     fn absorb_ooo(&mut self) {
@@ -144,6 +172,7 @@ impl Receiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
+            self.recency.remove(0);
         }
     }
 
@@ -158,11 +187,62 @@ impl Receiver {
             j += 1;
         }
         self.ooo.splice(i..j, std::iter::once((start, end)));
+        self.recency.splice(i..j, std::iter::once(0));
+    }
+
+    /// The blocks for an ACK triggered by segment `[seq, end)`.
+    fn report(&mut self, seq: u64, end: u64, duplicate: bool) -> SackList {
+        let (dsack, remembered) = match self.sack {
+            SackReport::Triggering => {
+                let mut out = NO_SACKS;
+                out[0] = self.block_containing(seq);
+                return out;
+            }
+            SackReport::Rfc2018 { dsack, remembered } => (dsack, remembered),
+        };
+        if self.ooo.is_empty() && !(dsack && duplicate) {
+            return NO_SACKS;
+        }
+        // The range holding the triggering segment becomes the most recent.
+        if let Some(i) = self.ooo.iter().position(|&(s, e)| s <= seq && seq < e) {
+            self.clock += 1;
+            self.recency[i] = self.clock;
+            self.forget_beyond(remembered);
+        }
+        let mut out = NO_SACKS;
+        let mut n = 0;
+        if dsack && duplicate {
+            out[0] = SackBlock::new(seq, end);
+            n = 1;
+        }
+        self.most_recent(out, n)
+    }
+
+    /// Fills `out` from slot `n` on with the most recently reported ranges, newest first.
+    fn most_recent(&self, mut out: SackList, mut n: usize) -> SackList {
+        let mut below = u64::MAX;
+        while n < MAX_SACK_BLOCKS {
+            let next = self.recency.iter().enumerate().filter(|&(_, &r)| r > 0 && r < below).max_by_key(|&(_, &r)| r);
+            let Some((i, &r)) = next else { break };
+            out[n] = SackBlock::new(self.ooo[i].0, self.ooo[i].1);
+            below = r;
+            n += 1;
+        }
+        out
+    }
+
+    /// ns-3 keeps only its four most recent blocks; older ones are never reported again.
+    fn forget_beyond(&mut self, remembered: usize) {
+        while self.recency.iter().filter(|&&r| r > 0).count() > remembered {
+            if let Some(oldest) = self.recency.iter_mut().filter(|r| **r > 0).min_by_key(|r| **r) {
+                *oldest = 0;
+            }
+        }
     }
 
     /// The SACK block holding `seq` (RFC 2018: the first block reports the latest segment).
-    fn block_containing(&self, seq: u64) -> (u64, u64) {
-        self.ooo.iter().find(|&&(s, e)| s <= seq && seq < e).copied().unwrap_or((0, 0))
+    fn block_containing(&self, seq: u64) -> SackBlock {
+        self.ooo.iter().find(|&&(s, e)| s <= seq && seq < e).map_or(SackBlock::EMPTY, |&(s, e)| SackBlock::new(s, e))
     }
 }
 
@@ -171,7 +251,17 @@ mod tests {
     use super::*;
 
     fn rx(echo: EcnEcho, delayed: u32) -> Receiver {
-        Receiver::new(10_000, &ReceiverConfig { echo, delayed_ack: delayed })
+        Receiver::new(10_000, &ReceiverConfig { echo, delayed_ack: delayed, sack: SackReport::Triggering })
+    }
+
+    fn rfc2018(dsack: bool, remembered: usize) -> Receiver {
+        let sack = SackReport::Rfc2018 { dsack, remembered };
+        Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack })
+    }
+
+    /// The non-empty blocks as (start, end) pairs, in kB.
+    fn kb(a: AckToSend) -> Vec<(u64, u64)> {
+        super::super::sack::blocks(&a.sacks).map(|b| (b.start / 1000, b.end / 1000)).collect()
     }
 
     #[test]
@@ -179,17 +269,68 @@ mod tests {
         let mut r = rx(EcnEcho::Dctcp, 1);
         assert_eq!(r.on_data(0, 1000, false, false).unwrap().ack, 1000);
         let a = r.on_data(2000, 1000, false, false).unwrap();
-        assert_eq!((a.ack, a.sack_start, a.sack_end), (1000, 2000, 3000));
+        assert_eq!((a.ack, kb(a)), (1000, vec![(2, 3)]));
         let a = r.on_data(3000, 1000, false, false).unwrap();
-        assert_eq!((a.ack, a.sack_start, a.sack_end), (1000, 2000, 4000));
+        assert_eq!((a.ack, kb(a)), (1000, vec![(2, 4)]));
         let a = r.on_data(1000, 1000, false, false).unwrap();
-        assert_eq!((a.ack, a.sack_start, a.sack_end), (4000, 0, 0));
+        assert_eq!((a.ack, kb(a)), (4000, vec![]));
         // A duplicate counts no bytes twice.
         r.on_data(2000, 1000, false, false);
         assert_eq!(r.bytes_received(), 4000);
         r.on_data(6000, 1000, false, false);
         r.on_data(5500, 1000, false, false);
         assert_eq!(r.bytes_received(), 5500);
+    }
+
+    #[test]
+    fn rfc2018_reports_the_triggering_block_then_the_most_recent_others() {
+        let mut r = rfc2018(false, usize::MAX);
+        r.on_data(0, 1000, false, false);
+        // Holes at 1, 3, 5, 7: blocks 2, 4, 6, 8 arrive in that order.
+        for k in [2, 4, 6, 8] {
+            r.on_data(k * 1000, 1000, false, false);
+        }
+        assert_eq!(kb(r.on_data(8000, 0, false, false).unwrap()), vec![(8, 9), (6, 7), (4, 5)]);
+        // Extending an older block makes it the first; the others follow by recency.
+        assert_eq!(kb(r.on_data(4000, 1000, false, false).unwrap()), vec![(4, 5), (8, 9), (6, 7)]);
+        assert_eq!(kb(r.on_data(2500, 500, false, false).unwrap()), vec![(2, 3), (4, 5), (8, 9)]);
+        // An in-order segment that advances the ACK reports no block of its own.
+        let a = r.on_data(1000, 1000, false, false).unwrap();
+        assert_eq!((a.ack, kb(a)), (3000, vec![(4, 5), (8, 9), (6, 7)]));
+        // Filling the last hole but one: only the blocks still above the ACK remain.
+        let a = r.on_data(3000, 1000, false, false).unwrap();
+        assert_eq!((a.ack, kb(a)), (5000, vec![(8, 9), (6, 7)]));
+    }
+
+    #[test]
+    fn dsack_reports_a_duplicate_first() {
+        let mut r = rfc2018(true, usize::MAX);
+        r.on_data(0, 1000, false, false);
+        r.on_data(2000, 1000, false, false);
+        // A duplicate below the cumulative ACK.
+        assert_eq!(kb(r.on_data(0, 1000, false, false).unwrap()), vec![(0, 1), (2, 3)]);
+        // A duplicate inside an out-of-order block: that block follows it.
+        r.on_data(5000, 1000, false, false);
+        let a = r.on_data(2000, 1000, false, false).unwrap();
+        assert_eq!(kb(a), vec![(2, 3), (2, 3), (5, 6)]);
+        assert!(super::super::sack::is_dsack(&a.sacks, a.ack));
+        // Without D-SACK the duplicate is not reported.
+        let mut r = rfc2018(false, usize::MAX);
+        r.on_data(0, 1000, false, false);
+        assert_eq!(kb(r.on_data(0, 1000, false, false).unwrap()), vec![]);
+    }
+
+    #[test]
+    fn a_receiver_that_remembers_four_blocks_forgets_the_oldest() {
+        // ns-3's list keeps four blocks: the fifth pushes the oldest (2) out for good. Once
+        // the holes between the others fill, one block is left to report beside it.
+        for (remembered, expect) in [(4, vec![(4, 11)]), (usize::MAX, vec![(4, 11), (2, 3)])] {
+            let mut r = rfc2018(false, remembered);
+            for k in [2, 4, 6, 8, 10, 9, 7] {
+                r.on_data(k * 1000, 1000, false, false);
+            }
+            assert_eq!(kb(r.on_data(5000, 1000, false, false).unwrap()), expect, "remembered {remembered}");
+        }
     }
 
     #[test]

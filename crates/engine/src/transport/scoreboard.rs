@@ -1,10 +1,13 @@
-//! The sender's per-segment scoreboard (RFC 6675 in spirit): every segment between the
-//! cumulative ACK and the highest sent byte is sent, SACKed, lost or retransmitted.
+//! The sender's per-segment scoreboard (RFC 6675): every segment between the cumulative ACK
+//! and the highest sent byte is sent, SACKed, lost or retransmitted.
 //!
 //! Segments are fixed `mss`-sized slices of the byte stream (the last may be shorter), so a
 //! segment is named by its index and the board is a ring of one byte per segment: it grows
-//! to the largest window once and is never allocated again.
+//! to the largest window once and is never allocated again. RACK (Linux) also needs each
+//! segment's last transmission time and the order of retransmissions; those rings exist
+//! only when [`Scoreboard::track_times`] is on.
 
+use crate::units::Time;
 use std::collections::VecDeque;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -16,8 +19,23 @@ pub enum Seg {
     Sacked,
     /// Deemed lost, waiting for retransmission.
     Lost,
-    /// Retransmitted and in flight.
+    /// Deemed lost and retransmitted; the retransmission is in flight.
     Retx,
+    /// Retransmitted before it was deemed lost (RFC 6675 NextSeg rule 3, which ns-3 runs):
+    /// the original still counts as in flight, and so does the copy.
+    RetxDup,
+}
+
+impl Seg {
+    /// How many copies of the segment the pipe counts.
+    #[inline(always)]
+    pub fn copies_in_flight(self) -> u64 {
+        match self {
+            Seg::Sent | Seg::Retx => 1,
+            Seg::RetxDup => 2,
+            Seg::Sacked | Seg::Lost => 0,
+        }
+    }
 }
 
 #[derive(Default, Clone, Debug)]
@@ -27,15 +45,33 @@ pub struct Scoreboard {
     states: VecDeque<Seg>,
     /// Segments in state Lost.
     pub lost: u64,
+    /// Segments in state Sacked.
+    pub sacked: u64,
+    /// Segments whose retransmission is in flight (Retx or RetxDup).
+    pub retransmitted: u64,
     /// Lowest index that may be Lost (the retransmission scan starts here).
     lost_scan: u64,
     /// Highest SACKed segment index + 1 (0 if none).
     pub high_sacked: u64,
     /// Lowest index not yet examined by SACK-based loss marking.
     loss_mark_scan: u64,
+    /// Record transmission times (RACK).
+    pub track_times: bool,
+    /// Per segment: when it was last sent.
+    xmit: VecDeque<Time>,
+    /// Retransmissions in the order sent: (segment, its send time); entries whose segment
+    /// was acknowledged, SACKed, lost or sent again since are stale and skipped.
+    retx_order: VecDeque<(u64, Time)>,
+    /// Lowest index that may be an original transmission RACK has not judged yet.
+    rack_scan: u64,
 }
 
 impl Scoreboard {
+    /// A board that records transmission times (for RACK) when `track_times`.
+    pub fn new(track_times: bool) -> Self {
+        Scoreboard { track_times, ..Default::default() }
+    }
+
     pub fn base(&self) -> u64 {
         self.base
     }
@@ -49,41 +85,76 @@ impl Scoreboard {
         seg.checked_sub(self.base).and_then(|i| self.states.get(i as usize).copied())
     }
 
-    pub fn push_sent(&mut self) {
-        self.states.push_back(Seg::Sent);
+    /// When segment `seg` was last sent (RACK; 0 when times are not tracked).
+    pub fn xmit_time(&self, seg: u64) -> Time {
+        seg.checked_sub(self.base).and_then(|i| self.xmit.get(i as usize).copied()).unwrap_or(0)
     }
 
-    /// Advances the cumulative point to `seg`, calling `f` with each leaving segment's state.
-    pub fn advance_to(&mut self, seg: u64, mut f: impl FnMut(u64, Seg)) {
+    #[inline(always)]
+    pub fn push_sent(&mut self, now: Time) {
+        self.states.push_back(Seg::Sent);
+        if self.track_times {
+            self.xmit.push_back(now);
+        }
+    }
+
+    /// Segment `seg` goes out again at `now`, as a retransmission in state `state`.
+    pub fn retransmit(&mut self, seg: u64, state: Seg, now: Time) {
+        self.set(seg, state);
+        if self.track_times {
+            if let Some(t) = seg.checked_sub(self.base).and_then(|i| self.xmit.get_mut(i as usize)) {
+                *t = now;
+            }
+            self.retx_order.push_back((seg, now));
+        }
+    }
+
+    /// Advances the cumulative point to `seg`, calling `f` with each leaving segment's
+    /// state and send time (0 when times are not tracked).
+    pub fn advance_to(&mut self, seg: u64, mut f: impl FnMut(u64, Seg, Time)) {
         while self.base < seg {
             let Some(s) = self.states.pop_front() else { break };
-            if s == Seg::Lost {
-                self.lost -= 1;
-            }
-            f(self.base, s);
+            self.uncount(s);
+            let xmit = if self.track_times { self.xmit.pop_front().unwrap_or(0) } else { 0 };
+            f(self.base, s, xmit);
             self.base += 1;
         }
         self.lost_scan = self.lost_scan.max(self.base);
         self.loss_mark_scan = self.loss_mark_scan.max(self.base);
+        self.rack_scan = self.rack_scan.max(self.base);
     }
 
-    /// Sets a segment's state, keeping the Lost count; returns the old state.
+    /// Sets a segment's state, keeping the counts; returns the old state.
     pub fn set(&mut self, seg: u64, new: Seg) -> Option<Seg> {
         let i = seg.checked_sub(self.base)? as usize;
         let slot = self.states.get_mut(i)?;
         let old = *slot;
         *slot = new;
-        if old == Seg::Lost {
-            self.lost -= 1;
+        self.uncount(old);
+        if matches!(new, Seg::Retx | Seg::RetxDup) {
+            self.retransmitted += 1;
         }
-        if new == Seg::Lost {
-            self.lost += 1;
-            self.lost_scan = self.lost_scan.min(seg);
-        }
-        if new == Seg::Sacked {
-            self.high_sacked = self.high_sacked.max(seg + 1);
+        match new {
+            Seg::Lost => {
+                self.lost += 1;
+                self.lost_scan = self.lost_scan.min(seg);
+            }
+            Seg::Sacked => {
+                self.sacked += 1;
+                self.high_sacked = self.high_sacked.max(seg + 1);
+            }
+            _ => {}
         }
         Some(old)
+    }
+
+    fn uncount(&mut self, s: Seg) {
+        match s {
+            Seg::Lost => self.lost -= 1,
+            Seg::Sacked => self.sacked -= 1,
+            Seg::Retx | Seg::RetxDup => self.retransmitted -= 1,
+            Seg::Sent => {}
+        }
     }
 
     /// The lowest Lost segment, if any.
@@ -100,9 +171,20 @@ impl Scoreboard {
         None
     }
 
+    /// A SACK has been seen above the cumulative point (ns-3 forgets it once the ACK passes).
+    pub fn sack_seen(&self) -> bool {
+        self.high_sacked > self.base
+    }
+
+    /// RFC 6675 NextSeg rule 3: the lowest segment below the highest SACKed one that is
+    /// neither SACKed, lost nor retransmitted.
+    pub fn rule3_candidate(&self) -> Option<u64> {
+        (self.base..self.high_sacked).find(|&s| self.state(s) == Some(Seg::Sent))
+    }
+
     /// Original transmissions with at least `dupthresh` later segments SACKed are lost: on a
-    /// FIFO path a later segment arriving first means the earlier one was dropped.
-    /// Calls `f` for each newly lost segment.
+    /// FIFO path a later segment arriving first means the earlier one was dropped (the FACK
+    /// rule of fanin's first model). Calls `f` for each newly lost segment.
     pub fn mark_losses(&mut self, dupthresh: u64, mut f: impl FnMut(u64)) {
         let Some(limit) = self.high_sacked.checked_sub(dupthresh) else { return };
         while self.loss_mark_scan < limit {
@@ -115,21 +197,131 @@ impl Scoreboard {
         }
     }
 
+    /// RFC 6675's IsLost as ns-3 keeps it (`TcpTxBuffer::UpdateLostCount`): every segment
+    /// below the `dupthresh`-th highest SACKed one that is neither SACKed nor already lost
+    /// becomes lost. Calls `f(seg, old state)` for each (Sent, or RetxDup, which becomes
+    /// Retx: lost, with its copy in flight).
+    pub fn mark_losses_by_count(&mut self, dupthresh: u64, mut f: impl FnMut(u64, Seg)) {
+        let mut count = 0;
+        let mut bound = None;
+        let mut s = self.high_sacked;
+        while s > self.loss_mark_scan {
+            s -= 1;
+            if self.state(s) == Some(Seg::Sacked) {
+                count += 1;
+                if count >= dupthresh {
+                    bound = Some(s);
+                    break;
+                }
+            }
+        }
+        let Some(bound) = bound else { return };
+        while self.loss_mark_scan < bound {
+            let seg = self.loss_mark_scan;
+            match self.state(seg) {
+                Some(Seg::Sent) => {
+                    self.set(seg, Seg::Lost);
+                    f(seg, Seg::Sent);
+                }
+                Some(Seg::RetxDup) => {
+                    self.set(seg, Seg::Retx);
+                    f(seg, Seg::RetxDup);
+                }
+                _ => {}
+            }
+            self.loss_mark_scan += 1;
+        }
+    }
+
+    /// RACK (RFC 8985 6.2, as Linux's `tcp_rack_detect_loss`): a segment in flight that was
+    /// sent before the most recently delivered one (`rack_xmit`, ties broken by sequence:
+    /// `rack_seg`) is lost once `timeout` (RACK.rtt + reordering window) has passed since
+    /// its transmission. Calls `f(seg, old state)` for each newly lost segment and returns
+    /// the longest wait of those not yet due (Linux arms its reordering timer with it).
+    pub fn rack_mark_losses(&mut self, rack_xmit: Time, rack_seg: u64, now: Time, timeout: Time, mut f: impl FnMut(u64, Seg)) -> Option<Time> {
+        let before = |t: Time, seg: u64| t < rack_xmit || (t == rack_xmit && seg < rack_seg);
+        let mut wait: Option<Time> = None;
+        let mut note = |remaining: Time| wait = Some(wait.map_or(remaining, |w: Time| w.max(remaining)));
+        // Originals: sent in sequence order, so their times rise with the index.
+        let mut seg = self.rack_scan;
+        let mut judged_all_below = true;
+        while seg < self.end() {
+            if self.state(seg) != Some(Seg::Sent) {
+                if judged_all_below {
+                    self.rack_scan = seg + 1;
+                }
+                seg += 1;
+                continue;
+            }
+            let t = self.xmit_time(seg);
+            if !before(t, seg) {
+                break;
+            }
+            let due = t.saturating_add(timeout);
+            if due <= now {
+                self.set(seg, Seg::Lost);
+                f(seg, Seg::Sent);
+                if judged_all_below {
+                    self.rack_scan = seg + 1;
+                }
+            } else {
+                judged_all_below = false;
+                note(due - now);
+            }
+            seg += 1;
+        }
+        // Retransmissions, in the order sent.
+        let mut i = 0;
+        while i < self.retx_order.len() {
+            let (seg, t) = self.retx_order[i];
+            let state = self.state(seg);
+            let current = matches!(state, Some(Seg::Retx | Seg::RetxDup)) && self.xmit_time(seg) == t;
+            if !current {
+                if i == 0 {
+                    self.retx_order.pop_front();
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            if !before(t, seg) {
+                break;
+            }
+            let due = t.saturating_add(timeout);
+            if due <= now {
+                self.set(seg, Seg::Lost);
+                f(seg, state.unwrap_or(Seg::Retx));
+                if i == 0 {
+                    self.retx_order.pop_front();
+                    continue;
+                }
+            } else {
+                note(due - now);
+            }
+            i += 1;
+        }
+        wait
+    }
+
     /// After a timeout every segment not SACKed is lost.
     pub fn mark_all_lost(&mut self, mut f: impl FnMut(u64, Seg)) {
         for seg in self.base..self.end() {
             let s = self.state(seg).unwrap();
-            if s == Seg::Sent || s == Seg::Retx {
+            if matches!(s, Seg::Sent | Seg::Retx | Seg::RetxDup) {
                 self.set(seg, Seg::Lost);
                 f(seg, s);
             }
         }
         self.lost_scan = self.base;
+        self.rack_scan = self.base;
+        self.retx_order.clear();
     }
 
-    /// Frees the ring once the flow is over.
+    /// Frees the rings once the flow is over.
     pub fn release(&mut self) {
         self.states = VecDeque::new();
+        self.xmit = VecDeque::new();
+        self.retx_order = VecDeque::new();
     }
 }
 
@@ -137,12 +329,17 @@ impl Scoreboard {
 mod tests {
     use super::*;
 
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new(true);
+        for i in 0..n {
+            b.push_sent(i * 10);
+        }
+        b
+    }
+
     #[test]
     fn sack_marks_holes_lost_after_dupthresh() {
-        let mut b = Scoreboard::default();
-        for _ in 0..10 {
-            b.push_sent();
-        }
+        let mut b = board(10);
         // Segment 2 dropped; 3, 4, 5 SACKed.
         for s in 3..6 {
             b.set(s, Seg::Sacked);
@@ -151,12 +348,81 @@ mod tests {
         b.mark_losses(3, |s| lost.push(s));
         assert_eq!(lost, vec![0, 1, 2]);
         // 0 and 1 were delivered (cumulative ACK to 2) before being retransmitted.
-        b.advance_to(2, |_, _| {});
+        b.advance_to(2, |_, _, _| {});
         assert_eq!(b.lost, 1);
         assert_eq!(b.first_lost(), Some(2));
-        b.set(2, Seg::Retx);
+        b.retransmit(2, Seg::Retx, 100);
         assert_eq!(b.first_lost(), None);
         b.mark_all_lost(|_, _| {});
         assert_eq!(b.lost, 5); // 2 (retx) and 6..10
+    }
+
+    /// RFC 6675 IsLost counts SACKed segments, FACK counts every segment above: with holes
+    /// at 0, 1 and 2, FACK calls 0 lost at the first SACK (3), the count rule only at the
+    /// third (5), and then all three at once.
+    #[test]
+    fn is_lost_counts_sacked_segments_not_distance() {
+        let mut fack = board(10);
+        let mut count = board(10);
+        for s in 3..6 {
+            fack.set(s, Seg::Sacked);
+            count.set(s, Seg::Sacked);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fack.mark_losses(3, |x| a.push(x));
+            count.mark_losses_by_count(3, |x, _| b.push(x));
+            match s {
+                3 => assert_eq!((a, b), (vec![0], vec![])),
+                4 => assert_eq!((a, b), (vec![1], vec![])),
+                _ => assert_eq!((a, b), (vec![2], vec![0, 1, 2])),
+            }
+        }
+        assert_eq!(count.sacked, 3);
+        // A rule-3 copy below the bound becomes a lost segment whose copy is in flight.
+        let mut b = board(10);
+        b.retransmit(0, Seg::RetxDup, 200);
+        for s in [1, 2, 3] {
+            b.set(s, Seg::Sacked);
+        }
+        let mut seen = Vec::new();
+        b.mark_losses_by_count(3, |x, old| seen.push((x, old)));
+        assert_eq!(seen, vec![(0, Seg::RetxDup)]);
+        assert_eq!(b.state(0), Some(Seg::Retx));
+        assert_eq!(b.rule3_candidate(), None);
+    }
+
+    /// RFC 8985's reordering window: a segment sent before the delivered one is lost only
+    /// once RACK.rtt + reo_wnd has passed since it was sent; until then RACK reports how
+    /// long to wait.
+    #[test]
+    fn rack_waits_out_the_reordering_window() {
+        let mut b = board(5); // sent at 0, 10, 20, 30, 40
+        b.set(3, Seg::Sacked); // delivered: sent at 30, at now = 130 (RACK.rtt 100)
+        let mut lost = Vec::new();
+        let wait = b.rack_mark_losses(30, 3, 130, 100 + 25, |s, _| lost.push(s));
+        // 0 is due at 125: lost. 1 at 135, 2 at 145: the timer must wait 15 ps.
+        assert_eq!(lost, vec![0]);
+        assert_eq!(wait, Some(15));
+        // With no window (three SACKs seen, or in recovery) both go at once; 4 was sent
+        // after the delivered segment and stays.
+        let wait = b.rack_mark_losses(30, 3, 130, 100, |s, _| lost.push(s));
+        assert_eq!((lost, wait), (vec![0, 1, 2], None));
+        assert_eq!(b.state(4), Some(Seg::Sent));
+    }
+
+    /// A retransmission is judged like any transmission: once a segment sent after it is
+    /// delivered, the lost retransmission is found without waiting for the RTO.
+    #[test]
+    fn rack_finds_a_lost_retransmission() {
+        let mut b = board(4);
+        b.set(0, Seg::Lost);
+        b.retransmit(0, Seg::Retx, 50);
+        b.push_sent(60); // segment 4, sent after the retransmission
+        b.set(4, Seg::Sacked);
+        let mut lost = Vec::new();
+        let wait = b.rack_mark_losses(60, 4, 200, 100, |s, old| lost.push((s, old)));
+        // 1..3 (sent at 10..30) and the retransmission of 0 (sent at 50) are all due.
+        assert_eq!(lost, vec![(1, Seg::Sent), (2, Seg::Sent), (3, Seg::Sent), (0, Seg::Retx)]);
+        assert_eq!(wait, None);
+        assert_eq!(b.first_lost(), Some(0));
     }
 }

@@ -4,6 +4,7 @@
 //! in Reno.
 
 use super::{AckSignal, CongestionControl, Window};
+use crate::transport::recovery::{Recovery, Reduction};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DctcpConfig {
@@ -36,6 +37,12 @@ impl Dctcp {
     }
 }
 
+impl Dctcp {
+    fn alpha_cut(&self, w: &Window) -> u64 {
+        (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64
+    }
+}
+
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
         self.acked_bytes += ack.delivered;
@@ -49,20 +56,27 @@ impl CongestionControl for Dctcp {
             self.ecn_bytes = 0;
             self.window_end = ack.snd_nxt;
         }
-        if ack.in_recovery {
-            return;
-        }
-        if ack.ece && !ack.in_loss && ack.snd_una > self.cwr_until {
-            let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
-            w.ecn_cut(cut);
+        if ack.ece && ack.may_cut && ack.snd_una > self.cwr_until {
+            w.ecn_cut(self.alpha_cut(w));
             self.cwr_until = ack.snd_nxt;
             return;
         }
-        w.reno_increase(ack.delivered);
+        if ack.may_grow {
+            w.increase(ack.delivered);
+        }
     }
 
     fn on_loss(&mut self, w: &mut Window) {
         w.reduce_to(w.cwnd / 2);
+    }
+
+    /// The echo's cut, `cwnd (1 - alpha/2)`, serves ns-3 for every reduction; Linux halves
+    /// the window on loss (`dctcp_react_to_loss`).
+    fn ssthresh(&self, w: &Window, why: Reduction, _flight: u64, style: Recovery) -> u64 {
+        match (style, why) {
+            (Recovery::Ns3, _) | (_, Reduction::Cwr) => self.alpha_cut(w),
+            _ => w.cwnd / 2,
+        }
     }
 
     fn ecn_capable(&self) -> bool {
@@ -76,7 +90,7 @@ mod tests {
     use super::*;
 
     fn ack(delivered: u64, ece: bool, una: u64, nxt: u64) -> AckSignal {
-        AckSignal { delivered, ece, snd_una: una, snd_nxt: nxt, ..Default::default() }
+        AckSignal { delivered, ece, snd_una: una, snd_nxt: nxt, may_grow: true, may_cut: true, ..Default::default() }
     }
 
     #[test]
@@ -143,7 +157,7 @@ mod tests {
         let mut d = Dctcp::new(&DctcpConfig::default());
         let mut w = Window::new(1000, 1000, 1000);
         let mut a = ack(1000, true, 1000, 5000);
-        a.in_loss = true;
+        a.may_cut = false;
         d.on_ack(&mut w, &a);
         assert_eq!(w.cwnd, 2000, "slow start goes on");
         assert!(!w.ecn_reacted);

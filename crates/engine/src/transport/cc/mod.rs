@@ -21,7 +21,22 @@ pub use newreno::NewReno;
 pub use path::FlowPath;
 pub use uno::{UnoCc, UnoConfig};
 
+use super::recovery::{Recovery, Reduction};
 use crate::units::Time;
+
+/// How Reno-style growth counts what an ACK acknowledged.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Growth {
+    /// Byte counting (Linux's `tcp_slow_start` and `tcp_cong_avoid_ai`, in bytes): slow
+    /// start by the bytes acknowledged, then one MSS per window of bytes.
+    #[default]
+    Bytes,
+    /// ns-3's `TcpNewReno`: one MSS per ACK in slow start, `MSS²/cwnd` per ACK after.
+    Ns3NewReno,
+    /// ns-3's `TcpLinuxReno` (under its DCTCP): slow start by the segments acknowledged up to
+    /// ssthresh (the rest dropped), then one MSS per window of segments.
+    Ns3LinuxReno,
+}
 
 /// The window every algorithm moves, in bytes.
 #[derive(Clone, Debug)]
@@ -38,11 +53,65 @@ pub struct Window {
     pub ecn_reacted: bool,
     /// The window the flow started with (some algorithms never grow beyond it).
     pub init_cwnd: u64,
+    pub growth: Growth,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd, growth: Growth::Bytes }
+    }
+
+    /// ns-3's algorithms grow the window by their own per-ACK rules.
+    pub fn set_growth(&mut self, recovery: Recovery, cc: &Cc) {
+        self.growth = match (recovery, cc) {
+            (Recovery::Ns3, Cc::NewReno(_)) => Growth::Ns3NewReno,
+            (Recovery::Ns3, Cc::Dctcp(_)) => Growth::Ns3LinuxReno,
+            _ => Growth::Bytes,
+        };
+    }
+
+    /// Reno growth by `acked` bytes, counted as [`Window::growth`] says.
+    pub fn increase(&mut self, acked: u64) {
+        match self.growth {
+            Growth::Bytes => self.reno_increase(acked),
+            Growth::Ns3NewReno => self.ns3_newreno_increase(acked / self.mss),
+            Growth::Ns3LinuxReno => self.ns3_linux_reno_increase(acked / self.mss),
+        }
+    }
+
+    fn ns3_newreno_increase(&mut self, segs: u64) {
+        if segs == 0 {
+            return;
+        }
+        let mut segs = segs;
+        if self.cwnd < self.ssthresh {
+            self.cwnd += self.mss;
+            segs -= 1;
+        }
+        if self.cwnd >= self.ssthresh && segs > 0 {
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        }
+    }
+
+    fn ns3_linux_reno_increase(&mut self, segs: u64) {
+        if self.cwnd < self.ssthresh {
+            if segs > 0 {
+                self.cwnd = (self.cwnd + segs * self.mss).min(self.ssthresh);
+            }
+            return;
+        }
+        // ca_credit counts segments here (ns-3's m_cWndCnt).
+        let w = (self.cwnd / self.mss).max(1);
+        if self.ca_credit >= w {
+            self.ca_credit = 0;
+            self.cwnd += self.mss;
+        }
+        self.ca_credit += segs;
+        if self.ca_credit >= w {
+            let delta = self.ca_credit / w;
+            self.ca_credit -= delta * w;
+            self.cwnd += delta * self.mss;
+        }
     }
 
     /// Reno growth: slow start below ssthresh (one byte per byte ACKed), then one MSS per
@@ -88,11 +157,12 @@ pub struct AckSignal {
     pub ece: bool,
     pub snd_una: u64,
     pub snd_nxt: u64,
-    /// The sender is in loss recovery (the window must not grow).
-    pub in_recovery: bool,
-    /// The sender is recovering from a timeout: the window grows, but an ECN echo does
-    /// not cut it (Linux and ns-3 react to ECE only in the open state).
-    pub in_loss: bool,
+    /// The window may grow on this ACK (the sender is not reducing it, and under the Linux
+    /// model the ACK advanced snd.una while the flow was cwnd-limited).
+    pub may_grow: bool,
+    /// The algorithm may cut the window itself on an ECN echo (fanin's basic model; the
+    /// others enter CWR in the shared sender, which asks [`CongestionControl::ssthresh`]).
+    pub may_cut: bool,
     pub rtt: Option<Time>,
     /// This ACK's RTT sample (now - the echoed send time), 0 when it carries none.
     pub rtt_sample: Time,
@@ -105,8 +175,15 @@ pub struct AckSignal {
 pub trait CongestionControl {
     /// Every ACK that delivers data or echoes congestion.
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal);
-    /// Loss detected by duplicate ACKs or SACK: set ssthresh and cwnd for recovery.
+    /// Loss detected by duplicate ACKs or SACK: set ssthresh and cwnd for recovery (the
+    /// basic model, which cuts at once).
     fn on_loss(&mut self, w: &mut Window);
+    /// The slow-start threshold a reduction sets, before the window's floor, as the
+    /// recovery model's reference computes it; `flight` is the pipe. The Linux and ns-3
+    /// models reach the window through it gradually (PRR).
+    fn ssthresh(&self, w: &Window, _why: Reduction, _flight: u64, _style: Recovery) -> u64 {
+        w.cwnd / 2
+    }
     /// Retransmission timeout: set ssthresh; the sender restarts from one segment.
     fn on_timeout(&mut self, w: &mut Window) {
         w.ssthresh = (w.cwnd / 2).max(w.min_cwnd);
@@ -177,6 +254,9 @@ impl CongestionControl for Cc {
     }
     fn on_loss(&mut self, w: &mut Window) {
         each_cc!(self, c => c.on_loss(w))
+    }
+    fn ssthresh(&self, w: &Window, why: Reduction, flight: u64, style: Recovery) -> u64 {
+        each_cc!(self, c => c.ssthresh(w, why, flight, style))
     }
     fn on_timeout(&mut self, w: &mut Window) {
         each_cc!(self, c => c.on_timeout(w))

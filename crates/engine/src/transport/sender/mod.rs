@@ -1,14 +1,25 @@
 //! The reliable sender shared by every congestion control: byte sequence numbers over fixed
-//! MSS segments, cumulative ACKs with SACK, fast retransmit and recovery (NewReno recovery
-//! point), RTO with backoff, ECN echo handling, NACKs of trimmed segments. It does no I/O:
-//! the world asks it for the next segment to send and tells it about ACKs, NACKs and
-//! timeouts.
+//! MSS segments, cumulative ACKs with SACK, loss recovery (one of three models, see
+//! [`super::recovery`]), RTO with backoff, ECN echo handling, NACKs of trimmed segments. It
+//! does no I/O: the world asks it for the next segment to send and tells it about ACKs,
+//! NACKs and timers.
+//!
+//! This file holds what every model shares: the scoreboard's bookkeeping, sending, NACKs
+//! and the per-packet deadlines of window senders. Each model's ACK processing and timers
+//! live in their own file (`basic.rs`, `linux.rs`, `ns3.rs`).
+
+mod basic;
+mod linux;
+mod ns3;
 
 use super::cc::{AckSignal, Cc, CongestionControl, Window};
 use super::pacer::{PaceBy, Pacer};
+use super::recovery::{CaState, Prr, Probe, Rack, Recovery, Reduction};
+use super::sack::{SackBlock, SackList};
 use super::scoreboard::{Scoreboard, Seg};
 use crate::reliability::{PacketRto, RttEstimator, SegState};
 use crate::units::Time;
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -26,6 +37,7 @@ pub struct SenderConfig {
     /// Duplicate-ACK / SACK-gap loss detection. Off when packets are sprayed: reordering
     /// would fake losses, and trimming's NACKs (or the RTO) recover real ones.
     pub fast_retransmit: bool,
+    pub recovery: Recovery,
 }
 
 /// One segment the sender wants on the wire.
@@ -40,10 +52,27 @@ pub struct Segment {
 /// What an ACK did.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct AckEffect {
-    /// The cumulative ACK moved forward (restart the RTO timer).
-    pub advanced: bool,
+    /// Restart the retransmission timer (new data was acknowledged, as the model counts it).
+    pub restart_rto: bool,
     /// Every byte is acknowledged.
     pub finished: bool,
+}
+
+/// When the reordering timer or the tail loss probe is due.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AuxTimer {
+    /// RACK's reordering window runs out for a segment sent before a delivered one.
+    Reorder(Time),
+    /// The tail loss probe.
+    Probe(Time),
+}
+
+impl AuxTimer {
+    pub fn at(self) -> Time {
+        match self {
+            AuxTimer::Reorder(t) | AuxTimer::Probe(t) => t,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -55,12 +84,12 @@ pub struct Sender {
     board: Scoreboard,
     pub window: Window,
     pub cc: Cc,
-    /// Bytes sent or retransmitted and neither acknowledged, SACKed nor deemed lost.
+    /// The RFC 6675 pipe: bytes sent or retransmitted and neither acknowledged, SACKed nor
+    /// deemed lost (a segment retransmitted before it was deemed lost counts twice).
     pub in_flight: u64,
-    in_recovery: bool,
-    /// After a timeout, until everything then outstanding is acknowledged (the RFC 5681
-    /// "loss" state; Linux's and ns-3's CA_Loss): the window grows, ECN echoes cut nothing.
-    in_loss: bool,
+    recovery: Recovery,
+    state: CaState,
+    /// The recovery point (RFC 6582 `recover`, Linux `high_seq`, ns-3 `m_recover`).
     recover: u64,
     dupacks: u64,
     sack: bool,
@@ -71,6 +100,8 @@ pub struct Sender {
     pub retx_bytes: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Tail loss probes sent (Linux model).
+    pub probes: u64,
     /// NACKs that marked a segment lost (stale ones are not counted).
     pub nacks: u64,
     fast_retransmit: bool,
@@ -83,6 +114,34 @@ pub struct Sender {
     /// Pacer and per-packet RTO of Uno's window senders; boxed, so the others pay one
     /// pointer test per segment.
     pub parts: Option<Box<WindowParts>>,
+    /// What the Linux and ns-3 models add.
+    repair: Repair,
+}
+
+/// State of the Linux and ns-3 recovery models.
+#[derive(Clone, Debug, Default)]
+struct Repair {
+    prr: Prr,
+    rack: Rack,
+    probe: Probe,
+    aux: Option<AuxTimer>,
+    /// Linux `tcp_cwnd_validate`: the window was fully used in the current window of data,
+    /// or the most segments out in it.
+    cwnd_limited: bool,
+    max_packets_out: u64,
+    cwnd_usage_seq: u64,
+    /// The last `next_segment` found the window full.
+    window_full: bool,
+    /// Segments already taken out that the world must send next, whatever the window (a
+    /// tail loss probe; ns-3's fast retransmit and partial-ACK retransmissions).
+    ready: VecDeque<Segment>,
+    /// ns-3: a recovery point is set (`m_recoverActive`); the next partial ACK is the
+    /// first (`m_isFirstPartialAck`); bytes acknowledged short of a segment
+    /// (`m_bytesAckedNotProcessed`); the highest ACK with an echo acted on (`m_ecnEchoSeq`).
+    recover_active: bool,
+    first_partial: bool,
+    acked_carry: u64,
+    ecn_echo_seq: u64,
 }
 
 /// What a window sender adds to the shared sender.
@@ -96,19 +155,45 @@ pub struct WindowParts {
     expired: Vec<u64>,
 }
 
+/// What one ACK changed on the scoreboard.
+#[derive(Copy, Clone, Debug, Default)]
+struct Newly {
+    /// Bytes newly acknowledged cumulatively or SACKed (RFC 6937's DeliveredData).
+    delivered: u64,
+    /// Bytes newly SACKed.
+    sacked: u64,
+    /// A retransmission was among the newly cumulatively acknowledged segments.
+    retx_acked: bool,
+    /// The cumulative ACK moved.
+    advanced: bool,
+    /// The most recently sent of the newly delivered transmissions: (send time, segment).
+    latest: Option<(Time, u64)>,
+}
+
+impl Newly {
+    fn delivered_at(&mut self, xmit: Time, seg: u64) {
+        if self.latest.is_none_or(|(t, s)| (xmit, seg) > (t, s)) {
+            self.latest = Some((xmit, seg));
+        }
+    }
+}
+
 impl Sender {
     pub fn new(size: u64, cfg: &SenderConfig, cc: Cc) -> Self {
+        let mut window = Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd);
+        window.set_growth(cfg.recovery, &cc);
+        let board = Scoreboard::new(cfg.recovery == Recovery::Linux);
         Sender {
             size,
             mss: cfg.mss,
             snd_una: 0,
             snd_nxt: 0,
-            board: Scoreboard::default(),
-            window: Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd),
+            board,
+            window,
             cc,
             in_flight: 0,
-            in_recovery: false,
-            in_loss: false,
+            recovery: cfg.recovery,
+            state: CaState::Open,
             recover: 0,
             dupacks: 0,
             sack: cfg.sack,
@@ -119,11 +204,13 @@ impl Sender {
             retx_bytes: 0,
             timeouts: 0,
             fast_recoveries: 0,
+            probes: 0,
             nacks: 0,
             fast_retransmit: cfg.fast_retransmit,
             last_timeout_at: 0,
             available: size,
             parts: None,
+            repair: Repair { first_partial: true, ..Default::default() },
         }
     }
 
@@ -132,6 +219,14 @@ impl Sender {
         let bytes = bytes.max(self.mss);
         self.window.cwnd = bytes;
         self.window.init_cwnd = bytes;
+    }
+
+    pub fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    pub fn state(&self) -> CaState {
+        self.state
     }
 
     pub fn packet_rto(&self) -> Option<&PacketRto> {
@@ -177,11 +272,27 @@ impl Sender {
         self.snd_una < self.snd_nxt
     }
 
+    /// Segments sent and not cumulatively acknowledged (Linux's `packets_out`).
+    fn segments_out(&self) -> u64 {
+        self.board.end() - self.board.base()
+    }
 
-    /// The next segment the window (and the pacer) allows at `now`, if any. One segment may
-    /// always go when nothing is in flight, so a window below one MSS cannot stall the flow.
+    /// A lost segment waits for retransmission.
+    pub fn has_lost(&self) -> bool {
+        self.board.lost > 0
+    }
+
+    /// The next segment the window (and the pacer) allows at `now`, if any.
     #[inline]
     pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
+        if self.recovery != Recovery::Basic {
+            if let Some(s) = self.repair.ready.pop_front() {
+                return Some(s);
+            }
+            if self.recovery == Recovery::Ns3 {
+                return self.ns3_next_segment(now);
+            }
+        }
         let window = self.window.cwnd.min(self.rwnd);
         let (seg, retransmission) = match self.board.first_lost() {
             Some(seg) => (seg, true),
@@ -192,29 +303,39 @@ impl Sender {
         if !retransmission && self.snd_nxt + len > self.available {
             return None;
         }
-        // A zero window (a receiver-driven scheduler holding the flow back) lets nothing go.
+        // One segment may always go when nothing is in flight, so a window below one MSS
+        // cannot stall the flow; a zero window (a receiver-driven scheduler holding the
+        // flow back) lets nothing go.
         if self.in_flight + len > window && (self.in_flight > 0 || window == 0) {
+            self.repair.window_full = true;
             return None;
         }
         if self.parts.is_some() {
             return self.next_window_segment(now, seg, retransmission, len);
         }
-        Some(self.commit(seg, retransmission, len))
+        Some(self.commit(seg, if retransmission { Some(Seg::Retx) } else { None }, len, now))
     }
 
-    /// Takes segment `seg` out: scoreboard, counters, the CWR flag.
+    /// Takes segment `seg` out: scoreboard, counters, the CWR flag. `retx`: the state a
+    /// retransmission leaves it in (`None`: new data).
     #[inline(always)]
-    fn commit(&mut self, seg: u64, retransmission: bool, len: u64) -> Segment {
-        if retransmission {
-            self.board.set(seg, Seg::Retx);
-            self.retx_bytes += len;
-        } else {
-            self.board.push_sent();
-            self.snd_nxt += len;
+    fn commit(&mut self, seg: u64, retx: Option<Seg>, len: u64, now: Time) -> Segment {
+        match retx {
+            Some(state) => {
+                self.board.retransmit(seg, state, now);
+                self.retx_bytes += len;
+            }
+            None => {
+                self.board.push_sent(now);
+                self.snd_nxt += len;
+            }
         }
         self.in_flight += len;
+        if matches!(self.state, CaState::Cwr | CaState::Recovery) {
+            self.repair.prr.sent(len);
+        }
         let cwr = std::mem::take(&mut self.send_cwr);
-        Segment { seq: seg * self.mss, len, retransmission, cwr }
+        Segment { seq: seg * self.mss, len, retransmission: retx.is_some(), cwr }
     }
 
     /// [`Sender::next_segment`] for window senders: the pacer may hold the segment back;
@@ -229,7 +350,7 @@ impl Sender {
                 return None;
             }
         }
-        let segment = self.commit(seg, retransmission, len);
+        let segment = self.commit(seg, if retransmission { Some(Seg::Retx) } else { None }, len, now);
         let parts = self.parts.as_mut().expect("window parts");
         if let Some(p) = &mut parts.pacer {
             let (w, cc) = (&self.window, &self.cc);
@@ -242,85 +363,119 @@ impl Sender {
         Some(segment)
     }
 
-    /// Processes one ACK: cumulative `ack`, one SACK block `[sack_start, sack_end)`, the
-    /// ECN echo and the echoed send timestamp.
-    pub fn on_ack(&mut self, now: Time, ack: u64, sack_start: u64, sack_end: u64, ece: bool, ts_echo: Time) -> AckEffect {
+    /// A burst of sending ended at `now` (`sent` segments). Linux's `tcp_cwnd_validate`:
+    /// remember whether the window was the limit, or how much of it was used; and the tail
+    /// loss probe is rescheduled.
+    pub fn end_burst(&mut self, now: Time, sent: u32) {
+        if self.recovery != Recovery::Linux {
+            return;
+        }
+        if sent > 0 {
+            self.linux_after_send(now);
+        }
+        let full = std::mem::take(&mut self.repair.window_full) || self.in_flight + self.mss > self.window.cwnd;
+        if sent == 0 && !full {
+            return;
+        }
+        let out = self.segments_out();
+        let r = &mut self.repair;
+        if self.snd_una >= r.cwnd_usage_seq || full || (!r.cwnd_limited && out > r.max_packets_out) {
+            r.cwnd_limited = full;
+            r.max_packets_out = out;
+            r.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`: the window may grow only while it is what limits the
+    /// flow; in slow start, while it is under twice the most segments recently out.
+    fn cwnd_limited(&self) -> bool {
+        let r = &self.repair;
+        r.cwnd_limited || (self.window.cwnd < self.window.ssthresh && self.window.cwnd < 2 * r.max_packets_out * self.mss)
+    }
+
+    /// Processes one ACK: cumulative `ack`, its SACK blocks, the ECN echo and the echoed
+    /// send timestamp.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sacks: &SackList, ece: bool, ts_echo: Time) -> AckEffect {
         let rtt_sample = now.saturating_sub(ts_echo);
         if now >= ts_echo {
             self.rtt.sample(rtt_sample);
         }
-        let mut delivered = 0;
-        let advanced = ack > self.snd_una;
-        if advanced {
-            let mss = self.mss;
-            let size = self.size;
-            let target = self.seg_of(ack);
-            let in_flight = &mut self.in_flight;
-            self.board.advance_to(target, |seg, s| {
-                let len = (size - seg * mss).min(mss);
-                match s {
-                    Seg::Sent | Seg::Retx => {
-                        *in_flight -= len;
-                        delivered += len;
-                    }
-                    Seg::Lost => delivered += len,
-                    Seg::Sacked => {}
+        match self.recovery {
+            Recovery::Basic => self.basic_ack(now, ack, sacks[0], ece, ts_echo),
+            Recovery::Linux => self.linux_ack(now, ack, sacks, ece, ts_echo),
+            Recovery::Ns3 => self.ns3_ack(now, ack, sacks, ece, ts_echo),
+        }
+    }
+
+    /// The cumulative ACK moves to `ack`: the segments below it leave the board.
+    fn take_cumulative(&mut self, ack: u64, newly: &mut Newly) {
+        if ack <= self.snd_una {
+            return;
+        }
+        let (mss, size) = (self.mss, self.size);
+        let target = self.seg_of(ack);
+        let in_flight = &mut self.in_flight;
+        let (mut delivered, mut retx) = (0, false);
+        self.board.advance_to(target, |seg, s, xmit| {
+            let len = (size - seg * mss).min(mss);
+            *in_flight -= len * s.copies_in_flight();
+            retx |= matches!(s, Seg::Retx | Seg::RetxDup);
+            if s != Seg::Sacked {
+                delivered += len;
+                newly.delivered_at(xmit, seg);
+            }
+        });
+        self.snd_una = ack.min(self.size);
+        newly.delivered += delivered;
+        newly.retx_acked |= retx;
+        newly.advanced = true;
+    }
+
+    /// One SACK block: the segments it covers become SACKed.
+    fn take_sack(&mut self, block: SackBlock, newly: &mut Newly) {
+        if block.is_empty() {
+            return;
+        }
+        let first = (block.start / self.mss).max(self.board.base());
+        let last = self.seg_of(block.end.min(self.snd_nxt));
+        for seg in first..last {
+            let len = self.seg_len(seg);
+            let xmit = self.board.xmit_time(seg);
+            match self.board.set(seg, Seg::Sacked) {
+                Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup | Seg::Lost)) => {
+                    self.in_flight -= len * s.copies_in_flight();
+                    newly.delivered += len;
+                    newly.sacked += len;
+                    newly.delivered_at(xmit, seg);
                 }
-            });
-            self.snd_una = ack.min(self.size);
-            self.dupacks = 0;
-        } else if ack == self.snd_una && self.outstanding() {
-            self.dupacks += 1;
+                _ => {}
+            }
         }
-        if self.sack && sack_end > sack_start {
-            delivered += self.apply_sack(sack_start, sack_end);
-        }
-        if self.packet_rto().is_none() {
-            self.detect_loss(advanced);
-        }
-        if self.in_recovery && self.snd_una >= self.recover {
-            self.in_recovery = false;
-            self.window.cwnd = self.window.ssthresh.max(self.window.min_cwnd);
-        }
-        if self.in_loss && self.snd_una >= self.recover {
-            self.in_loss = false;
-        }
-        let signal = AckSignal {
+    }
+
+    /// What the congestion control is told of an ACK.
+    fn signal(&self, now: Time, delivered: u64, ece: bool, ts_echo: Time, may_grow: bool, may_cut: bool) -> AckSignal {
+        AckSignal {
             now,
             delivered,
             ece,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
-            in_recovery: self.in_recovery,
-            in_loss: self.in_loss,
+            may_grow,
+            may_cut,
             rtt: self.rtt.srtt(),
-            rtt_sample,
+            rtt_sample: now.saturating_sub(ts_echo),
             sent_at: ts_echo,
             in_flight: self.in_flight,
-        };
-        self.cc.on_ack(&mut self.window, &signal);
-        if std::mem::take(&mut self.window.ecn_reacted) {
-            self.send_cwr = true;
         }
-        AckEffect { advanced, finished: self.finished() }
     }
 
-    fn apply_sack(&mut self, start: u64, end: u64) -> u64 {
-        let mut delivered = 0;
-        let first = (start / self.mss).max(self.board.base());
-        let last = self.seg_of(end.min(self.snd_nxt));
-        for seg in first..last {
-            let len = self.seg_len(seg);
-            match self.board.set(seg, Seg::Sacked) {
-                Some(Seg::Sent) | Some(Seg::Retx) => {
-                    self.in_flight -= len;
-                    delivered += len;
-                }
-                Some(Seg::Lost) => delivered += len,
-                _ => {}
-            }
-        }
-        delivered
+    /// ssthresh for a reduction, as the model's reference sets it, never below the floor.
+    fn reduced_ssthresh(&self, why: Reduction) -> u64 {
+        let raw = self.cc.ssthresh(&self.window, why, self.in_flight, self.recovery);
+        // Linux keeps the window in whole packets.
+        let raw = if self.recovery == Recovery::Linux { raw / self.mss * self.mss } else { raw };
+        raw.max(self.window.min_cwnd)
     }
 
     /// A NACK for the segment at `seq` whose transmission was sent at `ts_echo`: the
@@ -332,60 +487,25 @@ impl Sender {
             return false;
         }
         let seg = seq / self.mss;
-        if !matches!(self.board.state(seg), Some(Seg::Sent | Seg::Retx)) {
-            return false;
-        }
-        self.board.set(seg, Seg::Lost);
-        self.in_flight -= self.seg_len(seg);
-        self.nacks += 1;
-        let signal = AckSignal {
-            now,
-            delivered: 0,
-            ece: false,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            in_recovery: self.in_recovery,
-            in_loss: self.in_loss,
-            rtt: self.rtt.srtt(),
-            rtt_sample: 0,
-            sent_at: ts_echo,
-            in_flight: self.in_flight,
+        let old = match self.board.state(seg) {
+            Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup)) => s,
+            _ => return false,
         };
+        self.board.set(seg, Seg::Lost);
+        self.in_flight -= self.seg_len(seg) * old.copies_in_flight();
+        self.nacks += 1;
+        let signal = self.signal(now, 0, false, ts_echo, true, true);
+        let signal = AckSignal { rtt_sample: 0, ..signal };
         self.cc.on_nack(&mut self.window, &signal);
         true
     }
 
-    /// Marks lost segments and enters fast recovery on the first loss of a window.
-    fn detect_loss(&mut self, advanced: bool) {
-        if !self.fast_retransmit {
-            return;
-        }
-        let mut newly_lost = 0;
-        if self.sack {
-            let mss = self.mss;
-            let size = self.size;
-            let in_flight = &mut self.in_flight;
-            self.board.mark_losses(self.dupthresh, |seg| {
-                *in_flight -= (size - seg * mss).min(mss);
-                newly_lost += 1;
-            });
-        }
-        // Without SACK information: three duplicate ACKs, or a partial ACK in recovery
-        // (NewReno), say the segment at the cumulative point is lost.
-        let dup_loss = self.dupacks == self.dupthresh;
-        let partial = self.in_recovery && advanced && self.snd_una < self.recover;
-        if (dup_loss || partial) && self.board.state(self.board.base()) == Some(Seg::Sent) {
-            let seg = self.board.base();
-            self.board.set(seg, Seg::Lost);
-            self.in_flight -= self.seg_len(seg);
-            newly_lost += 1;
-        }
-        if newly_lost > 0 && !self.in_recovery && self.snd_una >= self.recover {
-            self.in_recovery = true;
-            self.recover = self.snd_nxt;
-            self.fast_recoveries += 1;
-            self.cc.on_loss(&mut self.window);
-        }
+    /// Every segment not SACKed is lost (a retransmission timeout).
+    fn lose_all(&mut self) {
+        let (mss, size) = (self.mss, self.size);
+        let in_flight = &mut self.in_flight;
+        self.board.mark_all_lost(|seg, s| *in_flight -= (size - seg * mss).min(mss) * s.copies_in_flight());
+        debug_assert_eq!(self.in_flight, 0);
     }
 
     /// The retransmission timer fired with data outstanding.
@@ -395,16 +515,19 @@ impl Sender {
         }
         self.timeouts += 1;
         self.last_timeout_at = now;
-        self.cc.on_timeout(&mut self.window);
-        let mss = self.mss;
-        let size = self.size;
-        let in_flight = &mut self.in_flight;
-        self.board.mark_all_lost(|seg, _| *in_flight -= (size - seg * mss).min(mss));
-        self.in_recovery = false;
-        self.in_loss = true;
+        match self.recovery {
+            Recovery::Basic => self.basic_timeout(),
+            Recovery::Linux => self.linux_timeout(),
+            Recovery::Ns3 => self.ns3_timeout(),
+        }
         self.recover = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();
+    }
+
+    /// The reordering timer or the tail loss probe, when one is due (Linux model).
+    pub fn aux_timer(&self) -> Option<AuxTimer> {
+        self.repair.aux
     }
 
     /// The per-packet timer fired: every transmission whose deadline passed and whose
@@ -453,6 +576,7 @@ impl Sender {
 
     pub fn release(&mut self) {
         self.board.release();
+        self.repair.aux = None;
         if let Some(q) = self.packet_rto_mut() {
             q.release();
         }
@@ -484,14 +608,15 @@ impl Sender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::transport::cc::{HotnetsDctcp, NackDecrease};
+    use crate::transport::sack::NO_SACKS;
 
-    const MSS: u64 = 1000;
+    pub const MSS: u64 = 1000;
 
-    fn sender(size: u64, init_cwnd: u64, fast_retransmit: bool) -> Sender {
-        let cfg = SenderConfig {
+    pub fn config(init_cwnd: u64, fast_retransmit: bool, recovery: Recovery) -> SenderConfig {
+        SenderConfig {
             mss: MSS,
             init_cwnd,
             min_cwnd: MSS,
@@ -503,18 +628,32 @@ mod tests {
             rto_granularity: 0,
             rwnd: u64::MAX,
             fast_retransmit,
-        };
+            recovery,
+        }
+    }
+
+    fn sender(size: u64, init_cwnd: u64, fast_retransmit: bool) -> Sender {
+        let cfg = config(init_cwnd, fast_retransmit, Recovery::Basic);
         Sender::new(size, &cfg, Cc::HotnetsDctcp(HotnetsDctcp::new(1.0 / 16.0, 0.0, NackDecrease::Mss)))
     }
 
-    fn drain(s: &mut Sender) -> Vec<Segment> {
-        std::iter::from_fn(|| s.next_segment(0)).collect()
+    pub fn drain(s: &mut Sender, now: Time) -> Vec<Segment> {
+        let out: Vec<Segment> = std::iter::from_fn(|| s.next_segment(now)).collect();
+        s.end_burst(now, out.len() as u32);
+        out
+    }
+
+    /// A SACK list of one block.
+    pub fn one(start: u64, end: u64) -> SackList {
+        let mut l = NO_SACKS;
+        l[0] = SackBlock::new(start, end);
+        l
     }
 
     #[test]
     fn a_nacked_segment_leaves_flight_and_goes_first() {
         let mut s = sender(10 * MSS, 4 * MSS, false);
-        assert_eq!(drain(&mut s).len(), 4);
+        assert_eq!(drain(&mut s, 0).len(), 4);
         assert!(s.on_nack(10, MSS, 0));
         assert_eq!(s.nacks, 1);
         assert_eq!(s.in_flight, 3 * MSS);
@@ -522,7 +661,7 @@ mod tests {
         // The window (3 MSS) is full again with 3 in flight: nothing leaves...
         assert!(s.next_segment(0).is_none());
         // ...until an ACK frees room; then the NACKed segment goes before new data.
-        s.on_ack(20, MSS, 0, 0, false, 0);
+        s.on_ack(20, MSS, &NO_SACKS, false, 0);
         let seg = s.next_segment(0).unwrap();
         assert_eq!((seg.seq, seg.retransmission), (MSS, true));
         // The same segment NACKed again (its retransmission trimmed) is NACKed anew.
@@ -536,9 +675,9 @@ mod tests {
     #[test]
     fn a_nack_older_than_the_last_timeout_is_stale() {
         let mut s = sender(10 * MSS, 4 * MSS, false);
-        drain(&mut s);
+        drain(&mut s, 0);
         s.on_timeout(500);
-        let retx = drain(&mut s);
+        let retx = drain(&mut s, 500);
         assert_eq!(retx.len(), 1, "one segment after a timeout");
         // The NACK of the original transmission (sent at 0) arrives late: ignored.
         assert!(!s.on_nack(600, 0, 0));
@@ -551,9 +690,9 @@ mod tests {
         // Sprayed packets arrive out of order: SACKs above a hole are not a loss signal.
         for (fr, lost) in [(true, true), (false, false)] {
             let mut s = sender(10 * MSS, 8 * MSS, fr);
-            drain(&mut s);
+            drain(&mut s, 0);
             for k in 1..6 {
-                s.on_ack(10, 0, k * MSS, (k + 1) * MSS, false, 0);
+                s.on_ack(10, 0, &one(k * MSS, (k + 1) * MSS), false, 0);
             }
             assert_eq!(s.fast_recoveries > 0, lost, "fast_retransmit = {fr}");
         }
@@ -565,8 +704,8 @@ mod tests {
         s.available = 0;
         assert!(s.next_segment(0).is_none());
         s.available = 2 * MSS;
-        assert_eq!(drain(&mut s).len(), 2);
+        assert_eq!(drain(&mut s, 0).len(), 2);
         s.available = 10 * MSS;
-        assert_eq!(drain(&mut s).len(), 6);
+        assert_eq!(drain(&mut s, 0).len(), 6);
     }
 }

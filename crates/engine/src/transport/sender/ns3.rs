@@ -1,0 +1,290 @@
+//! `recovery = "ns3"`: loss recovery as ns-3 3.44's `TcpSocketBase` runs it with its
+//! defaults (SACK, `TcpPrrRecovery`, limited transmit), for cross-checks against ns-3.
+//!
+//! Per ACK (`ReceivedAck`, `ProcessAck`, `DupAck`): SACK blocks update the scoreboard and
+//! every segment below the third-highest SACKed one becomes lost
+//! (`TcpTxBuffer::UpdateLostCount`); the cumulative ACK discards; an echo on an ACK that
+//! advances starts CWR in any state but CWR (ssthresh from the algorithm with the alpha
+//! of before this ACK); an ACK that SACKs something new is a duplicate ACK, counted
+//! outside recovery; recovery starts at exactly the third, or when the head is lost, and
+//! retransmits the head at once; a partial ACK runs PRR and retransmits one more segment
+//! (NextSeg rules 1-2, else the head) whatever the window, and restarts the RTO only the
+//! first time; the window grows only in Open (and in Loss), by ns-3's per-ACK rules.
+//! Sending follows NextSeg rules 1-3 while `cwnd - pipe` allows, never a sub-MSS segment
+//! short of the flow's tail (the silly-window check), and with no exception for an empty
+//! pipe. A lost retransmission is found only by the RTO.
+
+use super::{AckEffect, Newly, Segment, Sender};
+use crate::transport::cc::CongestionControl;
+use crate::transport::recovery::{CaState, Reduction};
+use crate::transport::sack::{blocks, SackList};
+use crate::transport::scoreboard::Seg;
+use crate::units::Time;
+
+impl Sender {
+    pub(super) fn ns3_ack(&mut self, now: Time, ack: u64, sacks: &SackList, ece: bool, ts_echo: Time) -> AckEffect {
+        if ack < self.snd_una {
+            return AckEffect { restart_rto: false, finished: self.finished() };
+        }
+        let old_una = self.snd_una;
+        let mut newly = Newly::default();
+        if self.sack {
+            for b in blocks(sacks) {
+                self.take_sack(*b, &mut newly);
+            }
+            if newly.sacked > 0 && self.fast_retransmit {
+                self.ns3_mark_losses();
+            }
+        }
+        let recovering_partial = self.state == CaState::Recovery && ack > old_una && ack < self.recover;
+        self.take_cumulative(ack, &mut newly);
+        // PRR's bound grows by a segment when a retransmission was cumulatively acknowledged.
+        let safe = recovering_partial && newly.retx_acked;
+        if self.state == CaState::Cwr && ack > self.recover {
+            self.state = CaState::Open;
+            self.window.cwnd = self.window.ssthresh;
+        }
+        if ack > old_una && ece && self.cc.ecn_capable() && self.repair.ecn_echo_seq < ack {
+            self.repair.ecn_echo_seq = ack;
+            if self.state != CaState::Cwr {
+                self.ns3_enter_cwr(newly.delivered);
+            }
+        }
+        let dupack = if self.sack { newly.sacked > 0 } else { ack == old_una && ack < self.snd_nxt };
+        if dupack {
+            self.ns3_dupack(now, newly.delivered);
+        }
+        let restart_rto = self.ns3_process_ack(now, ack, old_una, &newly, dupack, safe, ece, ts_echo);
+        AckEffect { restart_rto, finished: self.finished() }
+    }
+
+    /// `TcpTxBuffer::UpdateLostCount`.
+    fn ns3_mark_losses(&mut self) {
+        let (mss, size) = (self.mss, self.size);
+        let in_flight = &mut self.in_flight;
+        self.board.mark_losses_by_count(self.dupthresh, |seg, old| {
+            // Sent leaves the pipe; a rule-3 copy keeps its one copy in flight.
+            let _ = old;
+            *in_flight -= (size - seg * mss).min(mss);
+        });
+    }
+
+    /// The head counts as lost: flagged lost, or retransmitted after being lost.
+    fn ns3_head_lost(&self) -> bool {
+        matches!(self.board.state(self.board.base()), Some(Seg::Lost | Seg::Retx))
+    }
+
+    /// `TcpSocketBase::DupAck`.
+    fn ns3_dupack(&mut self, now: Time, delivered: u64) {
+        match self.state {
+            CaState::Loss => return,
+            CaState::Recovery => {}
+            _ => self.dupacks += 1,
+        }
+        if self.state == CaState::Open {
+            self.state = CaState::Disorder;
+        }
+        match self.state {
+            CaState::Recovery => self.ns3_prr(delivered, true, false),
+            CaState::Disorder => {
+                let third = self.dupacks == self.dupthresh && (self.snd_una >= self.recover || !self.repair.recover_active);
+                if third || self.ns3_head_lost() {
+                    self.ns3_enter_recovery(now, delivered);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `TcpSocketBase::EnterRecovery`: the head is lost, ssthresh from the flight, PRR from
+    /// the pipe, and the head goes again at once.
+    fn ns3_enter_recovery(&mut self, now: Time, delivered: u64) {
+        if !self.ns3_head_lost() {
+            let head = self.board.base();
+            if let Some(old) = self.board.set(head, Seg::Lost) {
+                self.in_flight -= self.seg_len(head) * old.copies_in_flight();
+            }
+        }
+        self.recover = self.snd_nxt;
+        self.repair.recover_active = true;
+        self.state = CaState::Recovery;
+        self.fast_recoveries += 1;
+        self.window.ssthresh = self.reduced_ssthresh(Reduction::Recovery);
+        self.repair.prr.enter(self.in_flight);
+        self.ns3_prr(delivered, true, false);
+        let head = self.board.base();
+        self.ns3_force(now, head);
+    }
+
+    /// `TcpSocketBase::EnterCwr`.
+    fn ns3_enter_cwr(&mut self, delivered: u64) {
+        self.window.ssthresh = self.reduced_ssthresh(Reduction::Cwr);
+        self.state = CaState::Cwr;
+        self.recover = self.snd_nxt;
+        self.repair.prr.enter(self.in_flight);
+        self.ns3_prr(delivered, true, false);
+        self.send_cwr = true;
+    }
+
+    fn ns3_prr(&mut self, delivered: u64, dupack: bool, safe: bool) {
+        let (pipe, ssthresh, mss) = (self.in_flight, self.window.ssthresh, self.mss);
+        if let Some(cwnd) = self.repair.prr.ns3_cwnd(delivered, dupack, pipe, ssthresh, mss, safe) {
+            self.window.cwnd = cwnd;
+        }
+    }
+
+    /// Sends segment `seg` now, whatever the window (the fast retransmit, a partial ACK's
+    /// retransmission): it waits in the ready list for the world to take it.
+    fn ns3_force(&mut self, now: Time, seg: u64) {
+        if seg >= self.board.end() {
+            if self.snd_nxt >= self.size.min(self.available) {
+                return;
+            }
+            let len = self.seg_len(seg);
+            let s = self.commit(seg, None, len, now);
+            self.repair.ready.push_back(s);
+            return;
+        }
+        let state = match self.board.state(seg) {
+            Some(Seg::Lost) => Seg::Retx,
+            Some(Seg::Sacked) | None => return,
+            _ => Seg::RetxDup,
+        };
+        let len = self.seg_len(seg);
+        let s = self.commit(seg, Some(state), len, now);
+        self.repair.ready.push_back(s);
+    }
+
+    /// `TcpSocketBase::ProcessAck` once duplicate ACKs are counted. True when the RTO
+    /// restarts (`NewAck` with `resetRTO`).
+    #[allow(clippy::too_many_arguments)]
+    fn ns3_process_ack(&mut self, now: Time, ack: u64, old_una: u64, newly: &Newly, dupack: bool, safe: bool, ece: bool, ts_echo: Time) -> bool {
+        let mss = self.mss;
+        if ack == old_una {
+            // A duplicate ACK: ns-3 still tells the algorithm one segment was acknowledged.
+            if self.outstanding() {
+                let signal = self.signal(now, mss, ece, ts_echo, false, false);
+                self.cc.on_ack(&mut self.window, &signal);
+            }
+            return false;
+        }
+        // Bytes acknowledged count in whole segments, the remainder carried over.
+        let mut segs = newly.delivered / mss;
+        self.repair.acked_carry += newly.delivered % mss;
+        if self.repair.acked_carry >= mss {
+            segs += 1;
+            self.repair.acked_carry -= mss;
+        }
+        if !dupack {
+            self.dupacks = 0;
+        }
+        let grow = |s: &mut Sender, segs: u64, may_grow: bool| {
+            let signal = s.signal(now, segs * mss, ece, ts_echo, may_grow, false);
+            s.cc.on_ack(&mut s.window, &signal);
+        };
+        if ack < self.recover && self.state == CaState::Recovery {
+            if segs >= 1 {
+                self.ns3_prr(newly.delivered, false, safe);
+            }
+            // The new head goes again unless it already has.
+            if !matches!(self.board.state(self.board.base()), Some(Seg::Retx | Seg::RetxDup)) {
+                let seg = self.ns3_next_lost().unwrap_or_else(|| {
+                    if self.snd_nxt < self.size.min(self.available) {
+                        self.board.end()
+                    } else {
+                        self.board.base()
+                    }
+                });
+                self.ns3_force(now, seg);
+            }
+            grow(self, 1, false);
+            return std::mem::replace(&mut self.repair.first_partial, false);
+        }
+        if ack < self.recover && self.state == CaState::Loss {
+            grow(self, segs, true);
+            return true;
+        }
+        if self.state == CaState::Cwr {
+            grow(self, segs, false);
+            if segs >= 1 {
+                self.ns3_prr(newly.delivered, false, false);
+            }
+            return true;
+        }
+        let mut exited = false;
+        match self.state {
+            CaState::Disorder if !dupack => self.state = CaState::Open,
+            CaState::Recovery => {
+                self.repair.first_partial = true;
+                segs = (ack - old_una) / mss;
+                self.state = CaState::Open;
+                exited = true;
+                self.dupacks = 0;
+            }
+            CaState::Loss => {
+                self.repair.first_partial = true;
+                segs = ack.saturating_sub(self.recover) / mss;
+                self.state = CaState::Open;
+            }
+            _ => {}
+        }
+        if ack >= self.recover {
+            self.repair.recover_active = false;
+        }
+        if exited {
+            self.window.cwnd = self.window.ssthresh;
+        }
+        let open = self.state == CaState::Open;
+        grow(self, segs, open);
+        exited || open
+    }
+
+    /// NextSeg rule 1: the lowest lost segment not yet retransmitted, below the highest
+    /// SACKed one while a SACK is on record.
+    fn ns3_next_lost(&mut self) -> Option<u64> {
+        let seg = self.board.first_lost()?;
+        (!self.board.sack_seen() || seg < self.board.high_sacked).then_some(seg)
+    }
+
+    /// `SendPendingData` with NextSeg: rule 1, new data (rule 2), and in recovery an
+    /// unSACKed segment below the highest SACK (rule 3).
+    pub(super) fn ns3_next_segment(&mut self, now: Time) -> Option<Segment> {
+        if let Some(s) = self.repair.ready.pop_front() {
+            return Some(s);
+        }
+        let window = self.window.cwnd.min(self.rwnd);
+        let avail = window.saturating_sub(self.in_flight);
+        if avail == 0 {
+            self.repair.window_full = true;
+            return None;
+        }
+        let (seg, retx) = if let Some(seg) = self.ns3_next_lost() {
+            (seg, Some(Seg::Retx))
+        } else if self.snd_nxt < self.size && self.snd_nxt + self.seg_len(self.board.end()) <= self.available {
+            (self.board.end(), None)
+        } else if self.state == CaState::Recovery {
+            (self.board.rule3_candidate()?, Some(Seg::RetxDup))
+        } else {
+            return None;
+        };
+        // The silly-window check: less than a segment of window sends only the last data.
+        let remaining = self.available.min(self.size) - seg * self.mss;
+        if avail < self.mss && remaining > avail {
+            self.repair.window_full = true;
+            return None;
+        }
+        let len = self.seg_len(seg);
+        Some(self.commit(seg, retx, len, now))
+    }
+
+    /// `TcpSocketBase::ReTxTimeout`: ssthresh from the flight before the timeout, cwnd one
+    /// segment, everything not SACKed lost and no longer counted as retransmitted.
+    pub(super) fn ns3_timeout(&mut self) {
+        self.window.ssthresh = self.reduced_ssthresh(Reduction::Timeout);
+        self.window.cwnd = self.mss;
+        self.lose_all();
+        self.state = CaState::Loss;
+        self.repair.recover_active = true;
+        self.repair.ready.clear();
+    }
+}
