@@ -233,3 +233,150 @@ impl Sender {
         self.repair.ready.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{config, drain, one, MSS};
+    use super::super::{AuxTimer, Sender};
+    use crate::transport::cc::{Cc, Dctcp, DctcpConfig, NewReno};
+    use crate::transport::recovery::{CaState, Recovery};
+    use crate::transport::sack::NO_SACKS;
+
+    fn reno(size_segs: u64, cwnd_segs: u64) -> Sender {
+        Sender::new(size_segs * MSS, &config(cwnd_segs * MSS, true, Recovery::Linux), Cc::NewReno(NewReno::new(false)))
+    }
+
+    /// Ten segments out at t = 0, segment 0 dropped; the ACKs of 1, 2, 3 arrive at 100,
+    /// 101, 102 ps, SACKing [1, k]. `delivered` counts the first SACKs.
+    fn hole_at_zero(s: &mut Sender, sacks: u64) {
+        assert_eq!(drain(s, 0).len(), 10);
+        for k in 1..=sacks {
+            s.on_ack(99 + k, 0, &one(MSS, (k + 1) * MSS), false, 0);
+        }
+    }
+
+    #[test]
+    fn rack_waits_a_quarter_rtt_for_one_sack_and_marks_at_three() {
+        let mut s = reno(20, 10);
+        hole_at_zero(&mut s, 1);
+        // One SACK: segment 0 (sent at the same time, lower sequence) is judged after
+        // RACK.rtt (100) + min_rtt / 4 (25).
+        assert_eq!(s.state(), CaState::Disorder);
+        assert_eq!(s.aux_timer(), Some(AuxTimer::Reorder(125)));
+        // Limited transmit: the SACKed segment left the pipe, one new segment goes.
+        assert_eq!(drain(&mut s, 100).len(), 1);
+        assert!(s.on_aux_timer(125), "the reordering timer marks it");
+        assert_eq!((s.state(), s.fast_recoveries), (CaState::Recovery, 1));
+        let seg = s.next_segment(125).unwrap();
+        assert_eq!((seg.seq, seg.retransmission), (0, true));
+
+        // Three SACKs: no wait at all.
+        let mut s = reno(20, 10);
+        hole_at_zero(&mut s, 3);
+        assert_eq!((s.state(), s.aux_timer()), (CaState::Recovery, None));
+        assert_eq!(s.window.ssthresh, 5 * MSS, "Reno: half of cwnd");
+    }
+
+    #[test]
+    fn prr_brings_the_flight_down_to_ssthresh_a_segment_at_a_time() {
+        let mut s = reno(40, 10);
+        hole_at_zero(&mut s, 3);
+        // Pipe 6 (10 out, 3 SACKed, 1 lost) > ssthresh 5: one segment per two delivered,
+        // the retransmission first.
+        let sent: Vec<_> = drain(&mut s, 102).iter().map(|g| (g.seq / MSS, g.retransmission)).collect();
+        assert_eq!(sent, vec![(0, true)]);
+        let mut per_ack = Vec::new();
+        for k in 4..10 {
+            s.on_ack(100 + k, 0, &one(MSS, (k + 1) * MSS), false, 0);
+            per_ack.push(drain(&mut s, 100 + k).len());
+        }
+        assert_eq!(per_ack, vec![0, 0, 1, 1, 1, 1], "the flight falls to ssthresh, then holds");
+        assert_eq!(s.in_flight, 5 * MSS);
+        // The retransmission's ACK covers everything up to the new data: recovery ends.
+        s.on_ack(300, 10 * MSS, &NO_SACKS, false, 102);
+        assert_eq!((s.state(), s.window.cwnd), (CaState::Open, 5 * MSS));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_without_the_rto() {
+        let mut s = reno(40, 10);
+        hole_at_zero(&mut s, 3);
+        drain(&mut s, 102); // retransmits 0 at 102
+        // The retransmission is lost too; the new data sent after it gets through.
+        for k in 4..10 {
+            s.on_ack(100 + k, 0, &one(MSS, (k + 1) * MSS), false, 0);
+            drain(&mut s, 100 + k);
+        }
+        // Segment 10, sent at 106 (after the retransmission), is SACKed at 300.
+        s.on_ack(300, 0, &one(MSS, 11 * MSS), false, 106);
+        assert!(s.has_lost(), "RACK marks the retransmission lost");
+        let seg = s.next_segment(300).unwrap();
+        assert_eq!((seg.seq, seg.retransmission), (0, true));
+        assert_eq!(s.timeouts, 0);
+    }
+
+    #[test]
+    fn a_tail_loss_probe_repairs_the_last_segment() {
+        let mut s = reno(5, 10);
+        assert_eq!(drain(&mut s, 0).len(), 5);
+        // Segments 0-3 arrive; 4 is lost: nothing SACKs it, no duplicate ACK comes.
+        for k in 1..=4 {
+            s.on_ack(1000 + k, k * MSS, &NO_SACKS, false, 0);
+        }
+        // One segment out: the probe waits 2 SRTT + the minimum RTO (1000 here).
+        let Some(AuxTimer::Probe(at)) = s.aux_timer() else { panic!("no probe armed: {:?}", s.aux_timer()) };
+        assert_eq!(at, 1004 + 2 * s.rtt.srtt().unwrap() + 1000);
+        assert!(s.on_aux_timer(at));
+        let seg = s.next_segment(at).unwrap();
+        assert_eq!((seg.seq, seg.retransmission), (4 * MSS, true));
+        assert_eq!(s.probes, 1);
+        let cwnd = s.window.cwnd;
+        // The probe's ACK ends the flow with no timeout. It acknowledges exactly up to the
+        // probe's mark, which Linux does not count as proof of a loss (only an ACK beyond
+        // it is): the window stays.
+        let e = s.on_ack(at + 1000, 5 * MSS, &NO_SACKS, false, at);
+        assert!(e.finished);
+        assert_eq!((s.window.cwnd, s.timeouts), (cwnd, 0));
+    }
+
+    #[test]
+    fn the_window_grows_only_while_it_limits_the_flow() {
+        // A relay with 2 segments to send at a time and a window of 10: after slow start's
+        // allowance (twice the most segments out) the window stays.
+        let mut s = reno(100, 10);
+        for round in 0..6 {
+            s.available = s.snd_una + 2 * MSS;
+            let sent = drain(&mut s, round * 100);
+            assert_eq!(sent.len(), 2);
+            s.on_ack(round * 100 + 50, s.snd_nxt, &NO_SACKS, false, round * 100);
+        }
+        assert_eq!(s.window.cwnd, 10 * MSS, "not cwnd-limited: no growth");
+        // With data to spare the window fills and grows again.
+        s.available = 100 * MSS;
+        drain(&mut s, 700);
+        s.on_ack(750, s.snd_una + MSS, &NO_SACKS, false, 700);
+        assert_eq!(s.window.cwnd, 11 * MSS);
+    }
+
+    #[test]
+    fn an_echo_enters_cwr_and_the_window_falls_over_a_round_trip() {
+        let cfg = config(10 * MSS, true, Recovery::Linux);
+        let mut s = Sender::new(100 * MSS, &cfg, Cc::Dctcp(Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0 })));
+        drain(&mut s, 0);
+        let e = s.on_ack(100, MSS, &NO_SACKS, true, 0);
+        assert!(e.restart_rto);
+        assert_eq!(s.state(), CaState::Cwr);
+        // alpha = 1: ssthresh = cwnd / 2, but cwnd only follows PRR (not cut at once).
+        assert_eq!(s.window.ssthresh, 5 * MSS);
+        assert!(s.window.cwnd > 5 * MSS);
+        let first = drain(&mut s, 100);
+        assert!(first[0].cwr, "the next segment carries CWR");
+        // ACKs of the rest of the window: no growth; CWR ends past the recovery point.
+        for k in 2..=11 {
+            s.on_ack(100 + k, k * MSS, &NO_SACKS, false, 0);
+            drain(&mut s, 100 + k);
+            assert!(s.window.cwnd <= 10 * MSS);
+        }
+        assert_eq!((s.state(), s.window.cwnd), (CaState::Open, 5 * MSS));
+    }
+}

@@ -1,0 +1,109 @@
+//! Loss recovery and hosts that push back, end to end: a drop-tail incast recovers in
+//! round trips under the Linux and ns-3 models where fanin's first model waited for the
+//! RTO, and TCP Small Queues keep a host's NIC queue short.
+
+mod common;
+
+use fanin_engine::units::PS_PER_MS;
+use fanin_engine::{parse_scenario, Simulation};
+
+/// The issue's case: 32 NewReno senders, 64 KiB each, 10 Gb/s, 10 us links, a 50-packet
+/// drop-tail port, SACK, every segment ACKed, minimum RTO 10 ms.
+fn incast(recovery: &str) -> (u64, usize, usize) {
+    let r = common::run(&format!(
+        r#"
+[topology]
+kind = "star"
+senders = 32
+host_link = {{ rate = "10Gbps", delay = "10us" }}
+[switch.queue]
+limit = "50pkt"
+[transport]
+cc = "newreno"
+recovery = "{recovery}"
+header = "52B"
+framing = "2B"
+min_rto = "10ms"
+initial_rto = "10ms"
+[[workload]]
+kind = "incast"
+degree = 32
+bytes_per_sender = "64KiB"
+[record]
+flows = true
+"#
+    ));
+    let fct = common::u64s(&r, "flows", "fct_ps");
+    let timeouts = common::u64s(&r, "flows", "timeouts");
+    let within_2ms = fct.iter().filter(|&&f| f < 2 * PS_PER_MS).count();
+    (r.scalar("drops").unwrap() as u64, timeouts.iter().filter(|&&t| t > 0).count(), within_2ms)
+}
+
+#[test]
+fn a_dropping_incast_recovers_in_round_trips_not_timeouts() {
+    let (drops, timed_out, quick) = incast("basic");
+    eprintln!("basic: drops {drops}, {timed_out} flows timed out, {quick} done within 2 ms");
+    // The first model cuts the window at once and stalls: nearly every flow times out.
+    assert!(timed_out >= 28 && quick == 0);
+    for model in ["ns3", "linux"] {
+        let (drops, timed_out, quick) = incast(model);
+        eprintln!("{model}: drops {drops}, {timed_out} flows timed out, {quick} done within 2 ms");
+        // ns-3 3.44 on the same setting: 354 drops, 4 of 32 flows time out, 28 finish
+        // within 2 ms (the issue's measurement).
+        assert!(timed_out <= 6, "{model}: {timed_out} flows timed out");
+        assert!(quick >= 24, "{model}: {quick} flows within 2 ms");
+    }
+}
+
+/// Eight long DCTCP flows leave one host for eight receivers: the host's own NIC is the
+/// bottleneck, and nothing marks it.
+fn one_host_many_flows(host_section: &str) -> (u64, u64) {
+    let flows: String = (0..8).map(|i| format!("[[workload]]\nkind = \"flow\"\nsrc = \"s0\"\ndst = \"r{i}\"\nbytes = \"100MB\"\n")).collect();
+    let toml = format!(
+        r#"
+[topology]
+kind = "star"
+senders = 1
+receivers = 8
+[switch.queue]
+marking = {{ kind = "step", threshold = "65pkt" }}
+[transport]
+cc = "dctcp"
+{host_section}
+{flows}
+"#
+    );
+    let spec = parse_scenario(&toml, &common::load_file).unwrap();
+    let mut sim = Simulation::new(&spec).unwrap();
+    let (mut peak, mut cwnd) = (0, 0);
+    for ms in 1..=20 {
+        assert!(!sim.run_until(ms * PS_PER_MS / 2));
+        let w = sim.world();
+        peak = peak.max(w.ports[w.host_nic[0].idx()].queue.backlog.pkts);
+        cwnd = w.flows.iter().map(|f| f.sender.window.cwnd).max().unwrap();
+    }
+    (peak, cwnd)
+}
+
+#[test]
+fn small_queues_keep_a_busy_hosts_nic_short_and_windows_bounded() {
+    // Without TCP Small Queues every window waits in the NIC, which never marks: DCTCP
+    // stays in slow start and the queue grows without bound.
+    let (open_peak, open_cwnd) = one_host_many_flows("[host]\ntsq = false");
+    eprintln!("no TSQ: NIC queue peak {open_peak} packets, largest cwnd {open_cwnd} B");
+    assert!(open_peak > 6000, "{open_peak}");
+    // With it each flow keeps at most its limit (about 1 ms at its pacing rate, 2 cwnd /
+    // SRTT in slow start, capped by limit_output) plus one segment in the NIC. With
+    // Linux's 1 MiB cap that still lets a bulk flow queue most of its window (SRTT here is
+    // the NIC's own queueing delay); with 64 KiB the flows are held back, are no longer
+    // cwnd-limited, and their windows stop growing.
+    for (limit, section) in [(1 << 20, "".to_string()), (64 << 10, "[host]\nlimit_output = \"64KiB\"".to_string())] {
+        let (peak, cwnd) = one_host_many_flows(&section);
+        let bound = 8 * (limit / 1500 + 2);
+        eprintln!("limit_output {limit} B: NIC queue peak {peak} packets (bound {bound}), largest cwnd {cwnd} B");
+        assert!(peak <= bound, "limit {limit}: peak {peak} > {bound}");
+        if limit < 1 << 20 {
+            assert!(cwnd < open_cwnd / 10, "limit {limit}: cwnd {cwnd}");
+        }
+    }
+}
