@@ -46,7 +46,7 @@ def queue_steps(results: Results, port: str = BOTTLENECK) -> tuple[np.ndarray, n
 def _window(t: np.ndarray, v: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """The steps restricted to [a, b): times clipped to a, the level at a included."""
     i = max(int(np.searchsorted(t, a, side="right")) - 1, 0)
-    j = int(np.searchsorted(t, b, side="left"))
+    j = max(int(np.searchsorted(t, b, side="left")), i + 1)  # a burst that never ended: its start
     tt = t[i:j].copy()
     tt[0] = a
     return tt, v[i:j]

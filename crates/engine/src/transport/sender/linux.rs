@@ -23,6 +23,11 @@ impl Sender {
     pub(super) fn linux_ack(&mut self, now: Time, ack: u64, sacks: &SackList, ece: bool, ts_echo: Time) -> AckEffect {
         let mut newly = Newly::default();
         let dsack = self.sack && is_dsack(sacks, ack);
+        if ack > self.snd_una {
+            self.dupacks = 0;
+        } else if ack == self.snd_una && self.outstanding() {
+            self.dupacks += 1;
+        }
         self.take_cumulative(ack, &mut newly);
         if self.sack {
             for b in blocks(sacks).skip(dsack as usize) {

@@ -51,7 +51,7 @@ impl Sender {
             }
         }
         let dupack = if self.sack { newly.sacked > 0 } else { ack == old_una && ack < self.snd_nxt };
-        if dupack {
+        if dupack && self.fast_retransmit {
             self.ns3_dupack(now, newly.delivered);
         }
         let restart_rto = self.ns3_process_ack(now, ack, old_una, &newly, dupack, safe, ece, ts_echo);
