@@ -49,6 +49,7 @@ struct State
     int64_t ictPs = -1;
     int64_t rxIctPs = -1;
     uint32_t rxDone = 0;
+    uint32_t unconnected = 0; // senders without a SYN-ACK when the data is written
 
     std::vector<Flow> flows;
     std::vector<Ptr<Socket>> accepted;
@@ -236,6 +237,10 @@ StartIncast()
     for (uint32_t i = 0; i < g->n; i++)
     {
         Flow& f = g->flows[i];
+        if (f.highAck == 0)
+        {
+            g->unconnected++; // the SYN-ACK sets HighestRxAck to 1
+        }
         f.ackTarget = f.highAck + uint32_t(g->bytes); // sequence space wraps at 2^32
         f.rtoAtStartPs = f.rtoPs;
         TrySend(i);
@@ -293,6 +298,8 @@ ConnectSender(uint32_t i, InetSocketAddress to)
 //            segSize + 52 B
 //   longFlows: do not stop when every flow is done (the run ends at limitPs)
 //   traceFromPs: log every change of the bottleneck queue disc's length from then on (-1: off)
+//   connectGapPs: sender i connects at i x connectGapPs (SYNs sent all at once overflow a
+//                 small bottleneck buffer, and a lost SYN is retried only after 3 s)
 void
 Build(uint32_t n,
       uint64_t bytes,
@@ -311,7 +318,8 @@ Build(uint32_t n,
       int64_t startPs,
       int64_t limitPs,
       bool longFlows,
-      int64_t traceFromPs)
+      int64_t traceFromPs,
+      int64_t connectGapPs)
 {
     Reset();
     g = new State();
@@ -433,7 +441,7 @@ Build(uint32_t n,
         s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
         g->flows[i].socket = s;
         Simulator::ScheduleWithContext(hosts.Get(i)->GetId(),
-                                       Seconds(0),
+                                       PicoSeconds(connectGapPs * int64_t(i)),
                                        &ConnectSender,
                                        i,
                                        InetSocketAddress(rxAddr, port));
@@ -448,6 +456,7 @@ Build(uint32_t n,
 
 // ---- Results, read after Simulator::Run().
 int64_t IctPs() { return g->ictPs; }
+uint32_t Unconnected() { return g->unconnected; }
 int64_t RxIctPs() { return g->rxIctPs; }
 int64_t NowPs() { return Simulator::Now().GetPicoSeconds(); }
 uint64_t Events() { return Simulator::GetEventCount(); }

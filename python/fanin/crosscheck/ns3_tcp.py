@@ -45,8 +45,10 @@ NewReno queues                FifoQueueDisc (drop-tail), ECN off               n
 recovery                      PRR, limited transmit (ns-3's defaults)          fanin's own (see below)
 ============================  ===============================================  ====================================
 
-ns-3 opens every connection at t = 0 and writes the data at ``START_PS`` (1 ms, long after
-the handshakes); fanin starts the flows at t = 0 without handshakes. Times are measured
+ns-3 opens the connections 10 us apart from t = 0 (all SYNs at once would overflow a
+50-packet buffer, and ns-3 retries a lost SYN only after 3 s) and writes the data 1 ms
+after the last one opened (``start_ps``); fanin starts the flows at t = 0 without
+handshakes. Times are measured
 from the start on both sides. A flow is complete when its **sender** has the ACK of its
 last byte (fanin's ``fct_ps``; ns-3's ``HighestRxAck`` trace); the incast completion is the
 last of them.
@@ -114,7 +116,8 @@ MIN_RTO_PS = 10_000_000_000  # 10 ms
 CLOCK_GRANULARITY_PS = 1_000_000_000  # 1 ms (ns-3's default), also fanin's rto_granularity
 INIT_CWND = 10
 DCTCP_G = 1 / 16
-START_PS = 1_000_000_000  # ns-3 writes the data at 1 ms (handshakes at t = 0)
+CONNECT_GAP_PS = 10_000_000  # ns-3: sender i opens its connection at i x 10 us ...
+SETTLE_PS = 1_000_000_000  # ... and the data is written 1 ms after the last one opened
 
 CCS = ("newreno", "dctcp")
 NS = (8, 32, 64, 128)
@@ -488,6 +491,13 @@ def ns3_setup() -> float:
     return time.perf_counter() - t
 
 
+def start_ps(n: int) -> int:
+    """When ns-3 writes the data: the connections open 10 us apart from t = 0 (SYNs sent
+    at once would overflow a 50-packet buffer: ns-3 retries a lost SYN only after 3 s),
+    then 1 ms for the last handshake to finish."""
+    return n * CONNECT_GAP_PS + SETTLE_PS
+
+
 def _ideal_ps(case: Case) -> int:
     segs = -(-case.size_bytes // MSS)
     wire = case.n * (case.size_bytes + segs * (HEADER + PPP))
@@ -502,11 +512,12 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
     xc = ns.cppyy.gbl.fanin_tcp
     code = _NS3_CC_CODE["newreno"] if case.cc == "newreno" else _NS3_CC_CODE[("dctcp", ns3_dctcp)]
     steady = case.kind == "steady"
+    start = start_ps(case.n)
     if steady:
-        limit = START_PS + STEADY_DURATION_PS
-        trace_from = START_PS + STEADY_WARMUP_PS
+        limit = start + STEADY_DURATION_PS
+        trace_from = start + STEADY_WARMUP_PS
     else:
-        limit = START_PS + 20 * _ideal_ps(case) + 2 * 10**12  # room for several backed-off RTOs
+        limit = start + 20 * _ideal_ps(case) + 2 * 10**12  # room for several backed-off RTOs
         trace_from = -1
     xc.Build(
         case.n,
@@ -523,10 +534,11 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
         INIT_CWND,
         float(DCTCP_G),
         seed,
-        START_PS,
+        start,
         limit,
         steady,
         trace_from,
+        CONNECT_GAP_PS,
     )
     t = time.perf_counter()
     ns.Simulator.Run()
@@ -549,6 +561,9 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
         run_s=run_s,
         events=int(xc.Events()),
     )
+    unconnected = int(xc.Unconnected())
+    if unconnected:
+        side.notes.append(f"ns-3 handshake unfinished {unconnected}")
     rto0 = {int(x) for x in xc.RtoAtStartPs()}
     if rto0 != {MIN_RTO_PS}:
         side.notes.append("ns-3 initial RTO " + "/".join(f"{x / 1e9:g}ms" for x in sorted(rto0)))
@@ -557,7 +572,7 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
     if side.cwr_sack_timeouts:
         side.notes.append(f"ns-3 RTO in CWR despite SACKs {side.cwr_sack_timeouts}")
     if steady:
-        t_ps = np.array(list(xc.QueueTimesPs()), dtype=np.int64) - START_PS
+        t_ps = np.array(list(xc.QueueTimesPs()), dtype=np.int64) - start
         v = np.array(list(xc.QueueLens()), dtype=np.int64)
         _fill_queue_stats(side, t_ps, v)
     else:
