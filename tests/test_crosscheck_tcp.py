@@ -79,6 +79,13 @@ def test_selection_errors_name_the_option(kwargs: dict[str, str], option: str, a
     assert str(e.value).startswith(option + ":") and allowed in str(e.value)
 
 
+def test_ns3_writes_after_staggered_handshakes() -> None:
+    # Connections open 10 us apart (all SYNs at once would overflow a 50-packet buffer),
+    # the data follows 1 ms after the last one.
+    assert x.start_ps(8) == 80_000_000 + 1_000_000_000
+    assert x.start_ps(128) == 1_280_000_000 + 1_000_000_000
+
+
 def test_parse_size_units() -> None:
     assert x.parse_size("64KiB") == 65536
     assert x.parse_size(" 1MiB ") == 1 << 20
