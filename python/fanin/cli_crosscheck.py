@@ -1,14 +1,24 @@
-"""`fanin crosscheck imc24`: the IMC '24 study in fanin and in ns-3 (optional: pip install fanin[ns3])."""
+"""`fanin crosscheck`: fanin beside ns-3 (optional: pip install fanin[ns3]).
+
+`imc24`: the IMC '24 study; `tcp`: a grid of TCP incasts and DCTCP long flows with a
+verdict per row (fanin.crosscheck.ns3_tcp).
+"""
 
 from __future__ import annotations
 
 import importlib.util
-from typing import Annotated
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import fail, out, user_errors
+from fanin.cli import err, fail, out, user_errors
+
+if TYPE_CHECKING:
+    from fanin.crosscheck.ns3_tcp import Row
 
 crosscheck_app = typer.Typer(no_args_is_help=True, help="Compare fanin with another simulator (optional extras).")
 
@@ -52,3 +62,90 @@ def imc24(
         )
     out.print(t)
     out.print(f"ns-3 import and C++ build: {setup_s:.1f} s (not counted)")
+
+
+@crosscheck_app.command("tcp")
+def tcp(
+    cc: Annotated[str | None, typer.Option("--cc", help="comma-separated: newreno, dctcp [all]")] = None,
+    n: Annotated[str | None, typer.Option("--n", help="incast senders, comma-separated [8,32,64,128]")] = None,
+    buffer: Annotated[str | None, typer.Option("--buffer", help="drop-tail buffer in packets [50,200,400]")] = None,
+    size: Annotated[str | None, typer.Option("--size", help="bytes per sender [64KiB,1MiB]")] = None,
+    delay: Annotated[str | None, typer.Option("--delay", help="one-way delay per link in us [2,10,25]")] = None,
+    flows: Annotated[str | None, typer.Option("--flows", help="long flows of the steady-state rows [2,10,40]")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="comma-separated: incast, steady [both]")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="a small subset (options given still apply)")] = False,
+    ns3_dctcp: Annotated[
+        str, typer.Option("--ns3-dctcp", help="ns-3's DCTCP: floored (1-MSS floor) or mainline")
+    ] = "floored",
+    jobs: Annotated[int, typer.Option("-j", "--jobs", help="parallel processes (each imports ns-3 once)")] = 1,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="also write the rows to a .csv or .parquet file")
+    ] = None,
+    seed: int = 1,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished row")] = False,
+) -> None:
+    """A grid of TCP incasts (NewReno, DCTCP) and DCTCP long flows in fanin and ns-3, with gates per row."""
+    import time
+
+    with user_errors():
+        from fanin.crosscheck import ns3_tcp as x
+
+        try:
+            sel = x.selection(cc=cc, n=n, buffer=buffer, size=size, delay=delay, flows=flows, kind=kind, quick=quick)
+            if ns3_dctcp not in x.NS3_DCTCP:
+                raise x.GridError("--ns3-dctcp", f"unknown value `{ns3_dctcp}` (allowed: {', '.join(x.NS3_DCTCP)})")
+            if jobs < 1:
+                raise x.GridError("-j", f"`{jobs}` is not a number of processes (allowed: 1 or more)")
+            if output is not None:
+                if output.suffix.lower() not in (".csv", ".parquet"):
+                    raise x.GridError("-o", f"`{output.name}`: unknown file type (allowed: .csv, .parquet)")
+                if not output.parent.is_dir():
+                    raise x.GridError("-o", f"`{output.parent}` is not a directory")
+        except x.GridError as e:
+            fail(str(e))
+        cases = x.grid(sel)
+        if not cases:
+            fail("the selection is empty (steady-state rows need --cc to include dctcp and --kind to include steady)")
+        if importlib.util.find_spec("ns") is None:
+            fail("ns-3's Python bindings are not installed (pip install 'fanin[ns3]')")
+
+        total = len(cases)
+        finished = [0]
+
+        def on_row(i: int, row: Row) -> None:
+            finished[0] += 1
+            if not quiet:
+                err.print(
+                    f"[{finished[0]}/{total}] {escape(row.case.label)}: {escape(row.verdict)}"
+                    f" (fanin {row.fanin.run_s:.2f} s, ns-3 {row.ns3.run_s:.1f} s)",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+
+        t0 = time.perf_counter()
+        rows, setup_s = x.run_grid(cases, jobs=jobs, ns3_dctcp=ns3_dctcp, seed=seed, on_row=on_row)
+        wall = time.perf_counter() - t0
+        if output is not None:
+            x.write_table(rows, output)
+    print_tcp_tables(rows, ns3_dctcp)
+    failed = sum(1 for r in rows if r.verdict.startswith("FAIL"))
+    na = sum(1 for r in rows if r.verdict.startswith("n/a"))
+    out.print(
+        f"{len(rows)} rows: {len(rows) - failed - na} ok, {failed} FAIL, {na} n/a; total {wall:.0f} s with -j {jobs}"
+        f" (ns-3 import and C++ build {setup_s:.1f} s per process, not counted in speed-ups)"
+        + (f"; rows written to {escape(str(output))}" if output is not None else ""),
+        soft_wrap=True,
+    )
+
+
+def print_tcp_tables(rows: Sequence[Row], ns3_dctcp: str = "floored") -> None:
+    from rich.console import Console
+
+    from fanin.crosscheck import ns3_tcp as x
+
+    # Wide enough for every column whatever the terminal (or file) is: a squeezed table
+    # truncates the "fanin / ns-3" cells.
+    wide = Console(highlight=False, width=max(out.width, 250))
+    for t in x.tables(rows, ns3_dctcp):
+        wide.print(t)
+    wide.print(x.GATES_TEXT)
