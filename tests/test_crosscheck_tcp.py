@@ -195,7 +195,18 @@ def test_fanin_scenarios_validate_and_match_settings() -> None:
             assert q["marking"]["min"] == q["marking"]["max"] == "65pkt" and q["marking"]["gentle"] is False
         else:
             assert not t["ecn"] and t["min_cwnd"] == "2pkt" and "marking" not in q
-        assert "recovery" not in t  # x.RECOVERY is None until the engine has the field
+        assert t["recovery"] == "ns3"  # ns-3 3.44's loss-recovery rules
+        # ns-3's NIC queues (no TCP Small Queues): the explicit [host.queue] keeps them.
+        assert fanin.Scenario.from_dict(d).get("host.tsq", None) is None and "queue" in d["host"]
+
+
+def test_jitter_gives_both_sides_the_same_starts() -> None:
+    case = x.Case("incast", "newreno", 8, 200, 65536, 10)
+    d = x.fanin_scenario(case, jitter_ns=1000)
+    assert d["workload"][0]["jitter"] == "1000ns"
+    side_ = x.run_fanin(case, jitter_ns=1000)
+    assert len(side_.offsets_ps) == 8 and 0 < max(side_.offsets_ps) < 1_000_000
+    assert x.run_fanin(case).offsets_ps == [0] * 8
 
 
 def test_fanin_lossless_incast_sends_ns3_frames() -> None:

@@ -82,6 +82,9 @@ def tcp(
         Path | None, typer.Option("-o", "--output", help="also write the rows to a .csv or .parquet file")
     ] = None,
     seed: int = 1,
+    jitter_ns: Annotated[
+        int, typer.Option("--jitter-ns", help="incast senders start up to this many ns apart (same offsets in both) [0]")
+    ] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished row")] = False,
 ) -> None:
     """A grid of TCP incasts (NewReno, DCTCP) and DCTCP long flows in fanin and ns-3, with gates per row."""
@@ -96,6 +99,8 @@ def tcp(
                 raise x.GridError("--ns3-dctcp", f"unknown value `{ns3_dctcp}` (allowed: {', '.join(x.NS3_DCTCP)})")
             if jobs < 1:
                 raise x.GridError("-j", f"`{jobs}` is not a number of processes (allowed: 1 or more)")
+            if not 0 <= jitter_ns <= 1_000_000:
+                raise x.GridError("--jitter-ns", f"`{jitter_ns}` is out of range (allowed: 0 to 1000000)")
             if output is not None:
                 if output.suffix.lower() not in (".csv", ".parquet"):
                     raise x.GridError("-o", f"`{output.name}`: unknown file type (allowed: .csv, .parquet)")
@@ -123,7 +128,7 @@ def tcp(
                 )
 
         t0 = time.perf_counter()
-        rows, setup_s = x.run_grid(cases, jobs=jobs, ns3_dctcp=ns3_dctcp, seed=seed, on_row=on_row)
+        rows, setup_s = x.run_grid(cases, jobs=jobs, ns3_dctcp=ns3_dctcp, seed=seed, jitter_ns=jitter_ns, on_row=on_row)
         wall = time.perf_counter() - t0
         if output is not None:
             x.write_table(rows, output)

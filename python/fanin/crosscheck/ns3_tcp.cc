@@ -39,6 +39,8 @@ struct Flow
 
 struct State
 {
+    std::vector<int64_t> offsetsPs; // per sender: when it writes its data, after the start
+
     uint32_t n = 0;
     uint64_t bytes = 0;
     int64_t t0Ps = 0;
@@ -243,8 +245,22 @@ StartIncast()
         }
         f.ackTarget = f.highAck + uint32_t(g->bytes); // sequence space wraps at 2^32
         f.rtoAtStartPs = f.rtoPs;
-        TrySend(i);
+        if (i < g->offsetsPs.size() && g->offsetsPs[i] > 0)
+        {
+            Simulator::Schedule(PicoSeconds(g->offsetsPs[i]), &TrySend, i);
+        }
+        else
+        {
+            TrySend(i);
+        }
     }
+}
+
+// Per-sender start offsets (fanin's jittered starts), set after Build and before Run.
+void
+SetOffsets(const std::vector<int64_t>& offsets)
+{
+    g->offsetsPs = offsets;
 }
 
 static void

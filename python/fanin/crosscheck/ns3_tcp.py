@@ -146,12 +146,9 @@ QUICK = {
 GATE = 0.10  # relative tolerance of every gate
 
 # ---------------------------------------------------------------------------------------
-# >>> ENGINE MODEL SELECTION: the one spot for fanin's recovery and host models. <<<
-# When the engine has `transport.recovery` (values like "linux", "ns3", "htsim"), set
-# RECOVERY = "ns3" here; fanin_scenario() then writes it into [transport]. The same goes
-# for the TCP-Small-Queues host model when it lands: add its field in fanin_scenario()
-# next to RECOVERY. Leave them None/absent while the engine does not know the fields.
-RECOVERY: str | None = None
+# The engine's loss-recovery model: ns-3 3.44's rules (`transport.recovery`). Hosts keep
+# ns-3's NIC queues: the explicit [host.queue] below turns TCP Small Queues off.
+RECOVERY: str | None = "ns3"
 # ---------------------------------------------------------------------------------------
 
 
@@ -210,6 +207,7 @@ class Side:
     queue_period_us: float | None = None
     run_s: float = 0.0  # the run loop alone
     events: int | None = None
+    offsets_ps: list[int] = field(default_factory=list)  # incast: each sender's start
     notes: list[str] = field(default_factory=list)
 
 
@@ -368,7 +366,7 @@ def _bytes(q: str) -> int:
 # --------------------------------------------------------------------------- fanin side
 
 
-def fanin_scenario(case: Case, seed: int = 1) -> dict[str, Any]:
+def fanin_scenario(case: Case, seed: int = 1, jitter_ns: int = 0) -> dict[str, Any]:
     """THE fanin scenario of a case (``fanin.Scenario.from_dict``): every setting the
     comparison depends on is here, nowhere else."""
     dctcp = case.cc == "dctcp"
@@ -409,6 +407,10 @@ def fanin_scenario(case: Case, seed: int = 1) -> dict[str, Any]:
         "bytes_per_sender": f"{case.size_bytes}B",
         "start": "0s",
     }
+    if jitter_ns:
+        # Senders start at their own offsets (ns-3 gets the same ones): no two first
+        # windows reach the switch in the same picosecond.
+        workload["jitter"] = f"{jitter_ns}ns"
     scenario: dict[str, Any] = {
         "name": f"crosscheck-tcp-{case.kind}-{case.cc}-n{case.n}-b{case.buffer_pkts}"
         f"-{size_label(case.size_bytes)}-d{case.delay_us}us",
@@ -432,11 +434,11 @@ def fanin_scenario(case: Case, seed: int = 1) -> dict[str, Any]:
     return scenario
 
 
-def run_fanin(case: Case, seed: int = 1) -> Side:
+def run_fanin(case: Case, seed: int = 1, jitter_ns: int = 0) -> Side:
     import fanin
 
-    r = fanin.run(fanin.Scenario.from_dict(fanin_scenario(case, seed)))
-    flows = r.flows
+    r = fanin.run(fanin.Scenario.from_dict(fanin_scenario(case, seed, jitter_ns)))
+    flows = r.flows.sort_values("flow_id")
     s = r.summary
     side = Side(
         drops=int(s.get("drops", 0)),
@@ -449,6 +451,8 @@ def run_fanin(case: Case, seed: int = 1) -> Side:
         run_s=float(s["wall_s"]),
         events=int(s["events"]) if "events" in s else None,
     )
+    if case.kind == "incast":
+        side.offsets_ps = [int(x) for x in flows["start_ps"]]
     ports = r.ports
     bn = ports[ports["port_name"] == "sw0->r0"]
     if len(bn):
@@ -504,7 +508,7 @@ def _ideal_ps(case: Case) -> int:
     return wire * 8 * 10**12 // RATE_BPS + 4 * case.delay_us * 1_000_000
 
 
-def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
+def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1, offsets_ps: Sequence[int] = ()) -> Side:
     from fanin.crosscheck import ns3_incast
 
     ns3_setup()
@@ -540,6 +544,8 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
         trace_from,
         CONNECT_GAP_PS,
     )
+    if any(offsets_ps):
+        xc.SetOffsets(ns.cppyy.gbl.std.vector["int64_t"](list(offsets_ps)))
     t = time.perf_counter()
     ns.Simulator.Run()
     run_s = time.perf_counter() - t
@@ -578,7 +584,8 @@ def run_ns3(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Side:
     else:
         stalled = case.n - side.completed
         if stalled == 0:
-            us = fct / 1e6
+            # Each flow's completion counts from its own start, as fanin's does.
+            us = (fct - np.asarray(list(offsets_ps) or [0] * case.n, dtype=np.float64)) / 1e6
             side.fct_p50_us = float(np.percentile(us, 50))
             side.fct_p99_us = float(np.percentile(us, 99))
             side.ict_us = float(us.max())
@@ -702,9 +709,9 @@ def judge(case: Case, f: Side, n: Side) -> Row:
 # --------------------------------------------------------------------------- running
 
 
-def run_case(case: Case, ns3_dctcp: str = "floored", seed: int = 1) -> Row:
-    f = run_fanin(case, seed)
-    n = run_ns3(case, ns3_dctcp, seed)
+def run_case(case: Case, ns3_dctcp: str = "floored", seed: int = 1, jitter_ns: int = 0) -> Row:
+    f = run_fanin(case, seed, jitter_ns)
+    n = run_ns3(case, ns3_dctcp, seed, f.offsets_ps if jitter_ns else ())
     return judge(case, f, n)
 
 
@@ -716,9 +723,9 @@ def _worker_init() -> None:
     _WORKER_SETUP_S = ns3_setup()
 
 
-def _worker(args: tuple[Case, str, int]) -> tuple[Row, float]:
-    case, variant, seed = args
-    return run_case(case, variant, seed), _WORKER_SETUP_S
+def _worker(args: tuple[Case, str, int, int]) -> tuple[Row, float]:
+    case, variant, seed, jitter_ns = args
+    return run_case(case, variant, seed, jitter_ns), _WORKER_SETUP_S
 
 
 def run_grid(
@@ -727,6 +734,7 @@ def run_grid(
     jobs: int = 1,
     ns3_dctcp: str = "floored",
     seed: int = 1,
+    jitter_ns: int = 0,
     on_row: Callable[[int, Row], None] | None = None,
 ) -> tuple[list[Row], float]:
     """Runs every case in fanin and ns-3; returns the rows in the order of ``cases`` and the
@@ -742,7 +750,7 @@ def run_grid(
     if jobs <= 1:
         setup = ns3_setup()
         for i, case in enumerate(cases):
-            row = run_case(case, ns3_dctcp, seed)
+            row = run_case(case, ns3_dctcp, seed, jitter_ns)
             rows[i] = row
             if on_row:
                 on_row(i, row)
@@ -753,7 +761,7 @@ def run_grid(
         order = sorted(range(len(cases)), key=lambda i: -cases[i].cost())
         ctx = mp.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
-            futures = {ex.submit(_worker, (cases[i], ns3_dctcp, seed)): i for i in order}
+            futures = {ex.submit(_worker, (cases[i], ns3_dctcp, seed, jitter_ns)): i for i in order}
             for fut in as_completed(futures):
                 i = futures[fut]
                 row, s = fut.result()

@@ -95,7 +95,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         None => DctcpConfig::default(),
         Some(d) => {
             let dc = cx.at("dctcp");
-            DctcpConfig { g: dc.fraction("g", d.g, Some(1.0 / 16.0), 0.0, 1.0)?, alpha_init: alpha_init(&dc, d.alpha_init)? }
+            DctcpConfig { g: dc.fraction("g", d.g, Some(1.0 / 16.0), 0.0, 1.0)?, alpha_init: alpha_init(&dc, d.alpha_init)?, ..Default::default() }
         }
     };
     let ecn_cc = |k: &CcKind| *k != CcKind::NewReno;
@@ -115,6 +115,15 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         Recovery::Linux => SackReport::Rfc2018 { dsack: true, remembered: usize::MAX },
         Recovery::Ns3 => SackReport::Rfc2018 { dsack: false, remembered: 4 },
     };
+    // The SACK option beside a timestamp option: ns-3 packs kind, length and the blocks
+    // after its 10-B timestamp (2 + 8n, no padding left); Linux aligns both with NOPs
+    // (4 + 8n). With `header = 0` (htsim's packets) there are no options to carry.
+    let sack_option = match recovery {
+        _ if header == 0 => (0, 0),
+        Recovery::Basic => (0, 0),
+        Recovery::Ns3 => (2, 8),
+        Recovery::Linux => (4, 8),
+    };
     let mut out = TransportConfig {
         cc,
         cc_inter: kinds.1.clone(),
@@ -133,6 +142,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         header,
         framing,
         ack_bytes,
+        sack_option,
         ecn,
         whole_segments: t.whole_segments.unwrap_or(false),
         sender: SenderConfig {
@@ -149,7 +159,12 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             fast_retransmit: t.fast_retransmit.unwrap_or(true),
             recovery,
         },
-        receiver: ReceiverConfig { echo, delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32, sack: sack_report },
+        receiver: ReceiverConfig {
+            echo,
+            delayed_ack: cx.count("delayed_ack", t.delayed_ack, Some(1), 1, 64)? as u32,
+            sack: sack_report,
+            ce_only_above_last: recovery == Recovery::Ns3,
+        },
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,
     };
     window::window_fields(cx, t, &kinds, &mut out)?;

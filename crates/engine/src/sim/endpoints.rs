@@ -181,13 +181,14 @@ impl World {
             self.send_nack(r, pkt, back, me);
             return;
         }
-        if let Some(a) = flow.receiver.ce_change_ack(pkt.has(flags::CE)) {
+        let ce = flow.receiver.counted_ce(pkt.seq, pkt.has(flags::CE));
+        if let Some(a) = flow.receiver.ce_change_ack(ce) {
             flow.dack_armed = false;
             let ts = flow.dack_ts;
             self.send_ack(f, NIL, a, ts, pkt.entropy);
         }
         let flow = &mut self.flows[f.idx()];
-        let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, pkt.has(flags::CE), pkt.has(flags::CWR));
+        let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, ce, pkt.has(flags::CWR));
         let rpc = flow.rpc != NO_RPC;
         let mut received = false;
         if flow.recv_done == NEVER && flow.receiver.complete() {
@@ -304,11 +305,12 @@ impl World {
             Some(s) => s.entropy(flow.dst),
             None => entropy,
         };
+        let blocks = a.sacks.iter().take_while(|b| !b.is_empty()).count();
         let mut ack = Packet {
             flow: f,
             dst: if flow.via == NO_HOST { flow.src } else { flow.via },
             entropy,
-            wire_bytes: self.transport.ack_bytes as u32,
+            wire_bytes: self.transport.ack_wire_bytes(blocks) as u32,
             payload: 0,
             kind: PacketKind::Ack,
             flags: fl,

@@ -81,6 +81,9 @@ pub struct TransportConfig {
     pub framing: u64,
     /// Bytes of an ACK or NACK on the wire (header + framing unless set).
     pub ack_bytes: u64,
+    /// Bytes the SACK option adds to an ACK that carries `n > 0` blocks: `fixed + n ·
+    /// per_block` (the option's kind and length, padding, 8 B a block); 0 under `basic`.
+    pub sack_option: (u64, u64),
     /// ECN-capable data; on by default for DCTCP, off for NewReno.
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
@@ -120,6 +123,16 @@ impl TransportConfig {
         }
     }
 
+    /// Bytes on the wire of an ACK carrying `blocks` SACK blocks.
+    #[inline(always)]
+    pub fn ack_wire_bytes(&self, blocks: usize) -> u64 {
+        if blocks == 0 {
+            self.ack_bytes
+        } else {
+            self.ack_bytes + self.sack_option.0 + self.sack_option.1 * blocks as u64
+        }
+    }
+
     /// Every byte of a `size`-byte flow on the wire, headers and framing included.
     pub fn flow_wire_bytes(&self, size: u64) -> u64 {
         size + size.div_ceil(self.mss()) * (self.header + self.framing)
@@ -138,7 +151,10 @@ impl TransportConfig {
         let mss = self.mss();
         match self.kind_for(path) {
             CcKind::NewReno => cc::Cc::NewReno(cc::NewReno::new(self.ecn)),
-            CcKind::Dctcp => cc::Cc::Dctcp(cc::Dctcp::new(&self.dctcp)),
+            CcKind::Dctcp => {
+                let defer_first_update = self.sender.recovery == Recovery::Ns3;
+                cc::Cc::Dctcp(cc::Dctcp::new(&DctcpConfig { defer_first_update, ..self.dctcp.clone() }))
+            }
             CcKind::HotnetsDctcp => cc::Cc::HotnetsDctcp(cc::HotnetsDctcp::new(self.dctcp.g, self.dctcp.alpha_init, self.nack_decrease)),
             CcKind::Uno => cc::Cc::Uno(Box::new(cc::UnoCc::new(&self.uno, path, mss))),
             CcKind::Gemini => {

@@ -31,6 +31,9 @@ pub struct ReceiverConfig {
     /// ACK every `delayed_ack` in-order segments (1 = every segment).
     pub delayed_ack: u32,
     pub sack: SackReport,
+    /// A CE mark counts only on a segment above the last one whose mark counted; a mark on
+    /// a retransmission or a late segment is taken as no mark (ns-3's `m_ecnCESeq`).
+    pub ce_only_above_last: bool,
 }
 
 /// An ACK the receiver wants sent now.
@@ -58,6 +61,9 @@ pub struct Receiver {
     unacked: u32,
     /// CE state of the data not yet acknowledged (DCTCP echo with delayed ACKs).
     pending_ce: bool,
+    ce_only_above_last: bool,
+    /// The highest segment whose CE mark counted.
+    last_ce_seq: Option<u64>,
 }
 
 impl Receiver {
@@ -74,6 +80,8 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack.max(1),
             unacked: 0,
             pending_ce: false,
+            ce_only_above_last: cfg.ce_only_above_last,
+            last_ce_seq: None,
         }
     }
 
@@ -96,6 +104,19 @@ impl Receiver {
 
     pub fn complete(&self) -> bool {
         self.rcv_nxt >= self.size
+    }
+
+    /// Whether the CE mark (`ce`) of the segment at `seq` counts; call once per segment,
+    /// before [`Receiver::ce_change_ack`] and [`Receiver::on_data`].
+    pub fn counted_ce(&mut self, seq: u64, ce: bool) -> bool {
+        if !ce || !self.ce_only_above_last {
+            return ce;
+        }
+        if self.last_ce_seq.is_some_and(|s| seq <= s) {
+            return false;
+        }
+        self.last_ce_seq = Some(seq);
+        true
     }
 
     /// Takes in one data segment. Returns the ACK to send now, or `None` when the ACK is
@@ -251,12 +272,12 @@ mod tests {
     use super::*;
 
     fn rx(echo: EcnEcho, delayed: u32) -> Receiver {
-        Receiver::new(10_000, &ReceiverConfig { echo, delayed_ack: delayed, sack: SackReport::Triggering })
+        Receiver::new(10_000, &ReceiverConfig { echo, delayed_ack: delayed, sack: SackReport::Triggering, ce_only_above_last: false })
     }
 
     fn rfc2018(dsack: bool, remembered: usize) -> Receiver {
         let sack = SackReport::Rfc2018 { dsack, remembered };
-        Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack })
+        Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack, ce_only_above_last: false })
     }
 
     /// The non-empty blocks as (start, end) pairs, in kB.
@@ -331,6 +352,20 @@ mod tests {
             }
             assert_eq!(kb(r.on_data(5000, 1000, false, false).unwrap()), expect, "remembered {remembered}");
         }
+    }
+
+    #[test]
+    fn ns3_counts_a_mark_only_above_the_last_counted_one() {
+        let cfg = ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack: SackReport::Triggering, ce_only_above_last: true };
+        let mut r = Receiver::new(10_000, &cfg);
+        assert!(r.counted_ce(0, true));
+        assert!(r.counted_ce(3000, true));
+        // A marked retransmission of 1000, below the last counted mark: no echo.
+        assert!(!r.counted_ce(1000, true));
+        assert!(!r.counted_ce(2000, false));
+        assert!(r.counted_ce(4000, true));
+        let mut linux = rx(EcnEcho::Dctcp, 1);
+        assert!(linux.counted_ce(3000, true) && linux.counted_ce(1000, true));
     }
 
     #[test]

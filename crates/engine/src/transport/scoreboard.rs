@@ -24,6 +24,10 @@ pub enum Seg {
     /// Retransmitted before it was deemed lost (RFC 6675 NextSeg rule 3, which ns-3 runs):
     /// the original still counts as in flight, and so does the copy.
     RetxDup,
+    /// SACKed after it was retransmitted, as ns-3 counts it: SACKed for loss detection, yet
+    /// still one segment in the pipe (ns-3 takes a retransmission out of its count only when
+    /// it is cumulatively acknowledged or a timeout resets the count).
+    SackedRetx,
 }
 
 impl Seg {
@@ -31,10 +35,15 @@ impl Seg {
     #[inline(always)]
     pub fn copies_in_flight(self) -> u64 {
         match self {
-            Seg::Sent | Seg::Retx => 1,
+            Seg::Sent | Seg::Retx | Seg::SackedRetx => 1,
             Seg::RetxDup => 2,
             Seg::Sacked | Seg::Lost => 0,
         }
+    }
+
+    #[inline(always)]
+    pub fn is_sacked(self) -> bool {
+        matches!(self, Seg::Sacked | Seg::SackedRetx)
     }
 }
 
@@ -139,7 +148,7 @@ impl Scoreboard {
                 self.lost += 1;
                 self.lost_scan = self.lost_scan.min(seg);
             }
-            Seg::Sacked => {
+            Seg::Sacked | Seg::SackedRetx => {
                 self.sacked += 1;
                 self.high_sacked = self.high_sacked.max(seg + 1);
             }
@@ -151,7 +160,7 @@ impl Scoreboard {
     fn uncount(&mut self, s: Seg) {
         match s {
             Seg::Lost => self.lost -= 1,
-            Seg::Sacked => self.sacked -= 1,
+            Seg::Sacked | Seg::SackedRetx => self.sacked -= 1,
             Seg::Retx | Seg::RetxDup => self.retransmitted -= 1,
             Seg::Sent => {}
         }
@@ -207,7 +216,7 @@ impl Scoreboard {
         let mut s = self.high_sacked;
         while s > self.loss_mark_scan {
             s -= 1;
-            if self.state(s) == Some(Seg::Sacked) {
+            if self.state(s).is_some_and(Seg::is_sacked) {
                 count += 1;
                 if count >= dupthresh {
                     bound = Some(s);
@@ -303,13 +312,21 @@ impl Scoreboard {
         wait
     }
 
-    /// After a timeout every segment not SACKed is lost.
+    /// After a timeout every segment not SACKed is lost, and no retransmission counts in
+    /// the pipe any more. Calls `f(seg, old state)` for each segment it changes.
     pub fn mark_all_lost(&mut self, mut f: impl FnMut(u64, Seg)) {
         for seg in self.base..self.end() {
             let s = self.state(seg).unwrap();
-            if matches!(s, Seg::Sent | Seg::Retx | Seg::RetxDup) {
-                self.set(seg, Seg::Lost);
-                f(seg, s);
+            match s {
+                Seg::Sent | Seg::Retx | Seg::RetxDup => {
+                    self.set(seg, Seg::Lost);
+                    f(seg, s);
+                }
+                Seg::SackedRetx => {
+                    self.set(seg, Seg::Sacked);
+                    f(seg, s);
+                }
+                Seg::Sacked | Seg::Lost => {}
             }
         }
         self.lost_scan = self.base;

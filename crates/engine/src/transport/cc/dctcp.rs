@@ -11,11 +11,14 @@ pub struct DctcpConfig {
     /// EWMA gain; 1/16 by default (DCTCP's bound for 10G, K = 65).
     pub g: f64,
     pub alpha_init: f64,
+    /// The first observation window ends one window after the first ACK (ns-3's
+    /// `TcpDctcp`), not at it (Linux, whose window starts before any data is sent).
+    pub defer_first_update: bool,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0 }
+        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, defer_first_update: false }
     }
 }
 
@@ -29,11 +32,13 @@ pub struct Dctcp {
     window_end: u64,
     /// No further cut until snd_una passes this point.
     cwr_until: u64,
+    /// `defer_first_update` and no ACK seen yet.
+    awaiting_first_ack: bool,
 }
 
 impl Dctcp {
     pub fn new(cfg: &DctcpConfig) -> Self {
-        Dctcp { g: cfg.g, alpha: cfg.alpha_init, acked_bytes: 0, ecn_bytes: 0, window_end: 0, cwr_until: 0 }
+        Dctcp { g: cfg.g, alpha: cfg.alpha_init, acked_bytes: 0, ecn_bytes: 0, window_end: 0, cwr_until: 0, awaiting_first_ack: cfg.defer_first_update }
     }
 }
 
@@ -45,6 +50,9 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, w: &mut Window, ack: &AckSignal) {
+        if std::mem::take(&mut self.awaiting_first_ack) {
+            self.window_end = ack.snd_nxt;
+        }
         self.acked_bytes += ack.delivered;
         if ack.ece {
             self.ecn_bytes += ack.delivered;
@@ -95,7 +103,7 @@ mod tests {
 
     #[test]
     fn alpha_is_updated_once_per_window() {
-        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 0.0 });
+        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 0.0, ..Default::default() });
         let mut w = Window::new(10_000, 1000, 1000);
         w.ssthresh = 1000;
         // First ACK closes the empty initial window: F = 1 (all marked).
@@ -119,7 +127,7 @@ mod tests {
 
     #[test]
     fn one_cut_per_window_of_data() {
-        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0 });
+        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, ..Default::default() });
         let mut w = Window::new(10_000, 1000, 1000);
         w.ssthresh = 1000;
         d.on_ack(&mut w, &ack(1000, true, 1000, 10_000));
@@ -131,6 +139,17 @@ mod tests {
         // Data sent after the cut comes back marked: the next window's cut.
         d.on_ack(&mut w, &ack(1000, true, 11_000, 14_000));
         assert!(w.cwnd < 5_000);
+    }
+
+    #[test]
+    fn ns3_waits_one_window_before_the_first_update() {
+        let cfg = DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, defer_first_update: true };
+        let mut d = Dctcp::new(&cfg);
+        let mut w = Window::new(10_000, 1000, 1000);
+        d.on_ack(&mut w, &ack(1000, false, 1000, 10_000));
+        assert_eq!(d.alpha, 1.0, "the first window ends at 10,000");
+        d.on_ack(&mut w, &ack(9000, false, 10_000, 20_000));
+        assert_eq!(d.alpha, 15.0 / 16.0);
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!   and marks nothing new lost (RFC 9937's SafeACK).
 //! - ns-3 (`TcpPrrRecovery`): in bytes; RecoverFS is the pipe at the start; each duplicate
 //!   ACK counts one extra segment as delivered while prr_delivered < RecoverFS; the bound
-//!   gives one segment more only when a retransmission was cumulatively acknowledged.
+//!   gives one segment more only when a retransmission was cumulatively acknowledged; and
+//!   the proportional part's 32-bit product wraps (ns-3 3.44's bug, kept).
 //!
 //! Both set `cwnd = pipe + sndcnt` after every ACK that delivered data.
 
@@ -71,7 +72,12 @@ impl Prr {
         }
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
-            ((self.delivered as f64 * ssthresh as f64 / self.recover_fs as f64).ceil() as i64) - self.out as i64
+            // ns-3 multiplies two 32-bit counters before it turns to floating point, so the
+            // product wraps past 4 GiB (`m_prrDelivered * tcb->m_ssThresh * 1.0`): in a
+            // large recovery the proportional share collapses and nothing is sent until the
+            // flight falls to ssthresh. Kept: this model is ns-3's.
+            let product = (self.delivered as u32).wrapping_mul(ssthresh as u32) as f64;
+            ((product / self.recover_fs as f64).ceil() as i64) - self.out as i64
         } else {
             let mut limit = (self.delivered as i64 - self.out as i64).max(delivered as i64);
             if safe {
@@ -139,6 +145,25 @@ mod tests {
     /// ns-3 counts one more segment per duplicate ACK and works in bytes: the entry into
     /// recovery lets out one segment (its forced fast retransmit), and the proportional
     /// part is rounded up in bytes, not packets.
+    /// ns-3 computes prr_delivered x ssthresh in 32 bits: past 4 GiB the product wraps and
+    /// the proportional part collapses to nothing. With ssthresh 74,572 B and RecoverFS
+    /// 149,144 B (a recovery measured in `fanin crosscheck tcp`), the 20th duplicate ACK
+    /// (prr_delivered 57,920 B) is the first to wrap; ns-3 then sends nothing.
+    #[test]
+    fn ns3_proportional_part_wraps_in_32_bits() {
+        let (mss, ssthresh, fs) = (1448, 74_572, 149_144);
+        let mut prr = Prr::default();
+        prr.enter(fs);
+        let mut pipe = fs;
+        for ack in 0..20 {
+            let cwnd = prr.ns3_cwnd(mss, true, pipe, ssthresh, mss, false).unwrap();
+            let send = cwnd.saturating_sub(pipe);
+            assert_eq!(send, if ack < 19 { mss } else { 0 }, "duplicate ACK {ack}");
+            prr.sent(send);
+            pipe = pipe + send - 2 * mss;
+        }
+    }
+
     #[test]
     fn ns3_arithmetic() {
         let mss = 1000;

@@ -34,6 +34,9 @@ impl Sender {
                 self.take_sack(*b, &mut newly);
             }
         }
+        if newly.delivered > 0 {
+            self.rtt_sample(now, ts_echo);
+        }
         if let Some((xmit, seg)) = newly.latest {
             self.repair.rack.advance(xmit, seg, now);
         }
@@ -206,7 +209,7 @@ impl Sender {
             let len = self.seg_len(seg);
             self.commit(seg, None, len, now)
         } else {
-            let Some(seg) = (self.board.base()..self.board.end()).rev().find(|&s| self.board.state(s) != Some(Seg::Sacked)) else { return false };
+            let Some(seg) = (self.board.base()..self.board.end()).rev().find(|&s| !self.board.state(s).is_some_and(Seg::is_sacked)) else { return false };
             let old = self.board.state(seg).unwrap_or(Seg::Sent);
             let len = self.seg_len(seg);
             // A copy while the original (or an earlier copy) still counts as in flight; the
@@ -366,7 +369,7 @@ mod tests {
     #[test]
     fn an_echo_enters_cwr_and_the_window_falls_over_a_round_trip() {
         let cfg = config(10 * MSS, true, Recovery::Linux);
-        let mut s = Sender::new(100 * MSS, &cfg, Cc::Dctcp(Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0 })));
+        let mut s = Sender::new(100 * MSS, &cfg, Cc::Dctcp(Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, ..Default::default() })));
         drain(&mut s, 0);
         let e = s.on_ack(100, MSS, &NO_SACKS, true, 0);
         assert!(e.restart_rto);

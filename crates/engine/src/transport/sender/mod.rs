@@ -81,6 +81,9 @@ pub struct Sender {
     mss: u64,
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The byte after the last segment sent, or the cumulative ACK if beyond (ns-3's
+    /// `m_nextTxSequence`, which its DCTCP ends an observation window at).
+    next_tx: u64,
     board: Scoreboard,
     pub window: Window,
     pub cc: Cc,
@@ -188,6 +191,7 @@ impl Sender {
             mss: cfg.mss,
             snd_una: 0,
             snd_nxt: 0,
+            next_tx: 0,
             board,
             window,
             cc,
@@ -331,6 +335,7 @@ impl Sender {
             }
         }
         self.in_flight += len;
+        self.next_tx = seg * self.mss + len;
         if matches!(self.state, CaState::Cwr | CaState::Recovery) {
             self.repair.prr.sent(len);
         }
@@ -395,15 +400,30 @@ impl Sender {
 
     /// Processes one ACK: cumulative `ack`, its SACK blocks, the ECN echo and the echoed
     /// send timestamp.
+    ///
+    /// Which ACKs give an RTT sample (and so end an RTO backoff) differs: every ACK under
+    /// `basic`; under `linux` one that delivers data (acknowledged or SACKed,
+    /// `tcp_ack_update_rtt`); under `ns3` one that acknowledges the oldest outstanding
+    /// segment (`EstimateRtt` with its RTT history).
     pub fn on_ack(&mut self, now: Time, ack: u64, sacks: &SackList, ece: bool, ts_echo: Time) -> AckEffect {
-        let rtt_sample = now.saturating_sub(ts_echo);
-        if now >= ts_echo {
-            self.rtt.sample(rtt_sample);
+        let sample = match self.recovery {
+            Recovery::Basic => true,
+            Recovery::Ns3 => ack > self.snd_una,
+            Recovery::Linux => false, // after the scoreboard: see `linux_ack`
+        };
+        if sample {
+            self.rtt_sample(now, ts_echo);
         }
         match self.recovery {
             Recovery::Basic => self.basic_ack(now, ack, sacks[0], ece, ts_echo),
             Recovery::Linux => self.linux_ack(now, ack, sacks, ece, ts_echo),
             Recovery::Ns3 => self.ns3_ack(now, ack, sacks, ece, ts_echo),
+        }
+    }
+
+    fn rtt_sample(&mut self, now: Time, ts_echo: Time) {
+        if now >= ts_echo {
+            self.rtt.sample(now - ts_echo);
         }
     }
 
@@ -420,7 +440,7 @@ impl Sender {
             let len = (size - seg * mss).min(mss);
             *in_flight -= len * s.copies_in_flight();
             retx |= matches!(s, Seg::Retx | Seg::RetxDup);
-            if s != Seg::Sacked {
+            if !s.is_sacked() {
                 delivered += len;
                 newly.delivered_at(xmit, seg);
             }
@@ -438,18 +458,21 @@ impl Sender {
         }
         let first = (block.start / self.mss).max(self.board.base());
         let last = self.seg_of(block.end.min(self.snd_nxt));
+        let ns3 = self.recovery == Recovery::Ns3;
         for seg in first..last {
             let len = self.seg_len(seg);
             let xmit = self.board.xmit_time(seg);
-            match self.board.set(seg, Seg::Sacked) {
-                Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup | Seg::Lost)) => {
-                    self.in_flight -= len * s.copies_in_flight();
-                    newly.delivered += len;
-                    newly.sacked += len;
-                    newly.delivered_at(xmit, seg);
-                }
-                _ => {}
-            }
+            let old = match self.board.state(seg) {
+                Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup | Seg::Lost)) => s,
+                _ => continue,
+            };
+            // ns-3 keeps a SACKed retransmission in its pipe until it is acknowledged.
+            let new = if ns3 && matches!(old, Seg::Retx | Seg::RetxDup) { Seg::SackedRetx } else { Seg::Sacked };
+            self.board.set(seg, new);
+            self.in_flight -= len * (old.copies_in_flight() - new.copies_in_flight());
+            newly.delivered += len;
+            newly.sacked += len;
+            newly.delivered_at(xmit, seg);
         }
     }
 
@@ -460,7 +483,7 @@ impl Sender {
             delivered,
             ece,
             snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
+            snd_nxt: if self.recovery == Recovery::Ns3 { self.next_tx } else { self.snd_nxt },
             may_grow,
             may_cut,
             rtt: self.rtt.srtt(),
@@ -599,6 +622,7 @@ impl Sender {
         self.available = seq;
         self.snd_una = seq;
         self.snd_nxt = seq;
+        self.next_tx = seq;
     }
 
     /// The receive window the receiver advertises (a scheduler's grant or zero window).

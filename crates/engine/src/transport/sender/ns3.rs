@@ -38,6 +38,7 @@ impl Sender {
         }
         let recovering_partial = self.state == CaState::Recovery && ack > old_una && ack < self.recover;
         self.take_cumulative(ack, &mut newly);
+        self.next_tx = self.next_tx.max(ack);
         // PRR's bound grows by a segment when a retransmission was cumulatively acknowledged.
         let safe = recovering_partial && newly.retx_acked;
         if self.state == CaState::Cwr && ack > self.recover {
@@ -147,7 +148,8 @@ impl Sender {
         }
         let state = match self.board.state(seg) {
             Some(Seg::Lost) => Seg::Retx,
-            Some(Seg::Sacked) | None => return,
+            Some(s) if s.is_sacked() => return,
+            None => return,
             _ => Seg::RetxDup,
         };
         let len = self.seg_len(seg);
@@ -369,6 +371,23 @@ mod tests {
         let e = s.on_ack(300, 8 * MSS, &sacks(&[(9, 12)]), false, 200);
         assert!(!e.restart_rto, "later partial ACKs do not");
         assert_eq!(s.next_segment(300).map(|g| (g.seq / MSS, g.retransmission)), Some((8, true)));
+    }
+
+    #[test]
+    fn a_sacked_retransmission_stays_in_the_pipe_until_acknowledged() {
+        // After a timeout segments 0-3 go again; the copy of 2 is SACKed while 1 is still
+        // missing. ns-3 takes a retransmission out of its pipe only when it is acknowledged.
+        let mut s = reno(10, 4);
+        segs(&mut s, 0);
+        s.on_timeout(1000);
+        s.window.cwnd = 4 * MSS;
+        assert_eq!(segs(&mut s, 1000).len(), 4, "0-3 again");
+        assert_eq!(s.in_flight, 4 * MSS);
+        s.on_ack(1100, MSS, &sacks(&[(2, 3)]), false, 1000);
+        assert_eq!(s.in_flight, 3 * MSS, "0 acknowledged; 1 and 3 in flight, and 2, SACKed, still counted");
+        // The next cumulative ACK past it takes it out.
+        s.on_ack(1200, 3 * MSS, &NO_SACKS, false, 1000);
+        assert_eq!(s.in_flight, MSS);
     }
 
     #[test]
