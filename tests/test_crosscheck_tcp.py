@@ -142,6 +142,35 @@ def test_steady_gates_and_verdicts() -> None:
     assert stalled.verdict.startswith("n/a") and stalled.failed == []
 
 
+def test_seeds_gate_on_medians_and_ns3s_own_spread() -> None:
+    # Medians: fanin's 1000/1300/1400 against ns-3's 1000/1000/1100 -> 1300 vs 1000: ICT fails
+    # the 10 % gate, but ns-3 itself reached 1100 (+10 % = 1210): still outside, a FAIL.
+    f = [side(ict_us=v) for v in (1000.0, 1300.0, 1400.0)]
+    n = [side(ict_us=v) for v in (1000.0, 1000.0, 1100.0)]
+    row = x.judge_runs(INCAST, f, n)
+    assert row.fanin.ict_us == 1300.0 and row.ns3.ict_us == 1000.0
+    assert row.verdict == "FAIL: ict" and row.in_spread == []
+    # ns-3 moved by a whole RTO between seeds: fanin's median inside that range passes, says so.
+    n = [side(ict_us=v) for v in (1000.0, 1000.0, 11000.0)]
+    row = x.judge_runs(INCAST, f, n)
+    assert row.failed == [] and row.in_spread == ["ict"]
+    assert row.verdict == "ok in ns-3's spread: ict"
+    assert "ns-3 over 3 seeds: ICT 1.00-11.00 ms" in x.note(row)
+    rec = x.to_records([row])[0]
+    assert (rec["seeds"], rec["ns3_ict_us_min"], rec["ns3_ict_us_max"]) == (3, 1000.0, 11000.0)
+    # One seed: the gates alone, as before.
+    assert x.judge_runs(INCAST, f[1:2], n[:1]).verdict == "FAIL: ict"
+    # A run that did not finish leaves its time out of the median: None, never 0.
+    assert x.median_side([side(ict_us=None), side()]).ict_us is None
+
+
+def test_grid_seeds_need_jitter() -> None:
+    with pytest.raises(x.GridError, match="--seeds"):
+        x.run_grid([INCAST], seeds=2, jitter_ns=0)
+    # A steady-state row runs once whatever the seeds.
+    assert len(x.case_seeds(STEADY, 1, 5)) == 1 and list(x.case_seeds(INCAST, 4, 3)) == [4, 5, 6]
+
+
 # --------------------------------------------------------------------------- queue statistics
 
 
@@ -273,6 +302,9 @@ def test_printed_tables() -> None:
         (["-j", "0"], "-j: `0` is not a number of processes"),
         (["-o", "rows.txt"], "-o: `rows.txt`: unknown file type (allowed: .csv, .parquet)"),
         (["--cc", "newreno", "--kind", "steady"], "the selection is empty"),
+        (["--seeds", "0"], "--seeds: `0` is out of range (allowed: 1 to 100)"),
+        (["--seeds", "3", "--jitter-ns", "0"], "--seeds: more than one seed needs --jitter-ns > 0"),
+        (["--jitter-ns", "-1"], "--jitter-ns: `-1` is out of range"),
     ],
 )
 def test_cli_rejects_bad_input(args: list[str], expected: str) -> None:

@@ -83,8 +83,21 @@ def tcp(
     ] = None,
     seed: int = 1,
     jitter_ns: Annotated[
-        int, typer.Option("--jitter-ns", help="incast senders start up to this many ns apart (same offsets in both) [0]")
-    ] = 0,
+        int,
+        typer.Option(
+            "--jitter-ns",
+            help="incast senders start up to this many ns apart, the same offsets in both (0: all at t = 0,"
+            " where the order of same-picosecond events decides ties)",
+        ),
+    ] = 1,
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            help="run each incast row with this many seeds (start offsets); gates on the medians, and a"
+            " metric inside ns-3's own range over the seeds passes as such",
+        ),
+    ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per finished row")] = False,
 ) -> None:
     """A grid of TCP incasts (NewReno, DCTCP) and DCTCP long flows in fanin and ns-3, with gates per row."""
@@ -101,6 +114,10 @@ def tcp(
                 raise x.GridError("-j", f"`{jobs}` is not a number of processes (allowed: 1 or more)")
             if not 0 <= jitter_ns <= 1_000_000:
                 raise x.GridError("--jitter-ns", f"`{jitter_ns}` is out of range (allowed: 0 to 1000000)")
+            if not 1 <= seeds <= 100:
+                raise x.GridError("--seeds", f"`{seeds}` is out of range (allowed: 1 to 100)")
+            if seeds > 1 and jitter_ns == 0:
+                raise x.GridError("--seeds", "more than one seed needs --jitter-ns > 0 (with 0 every seed runs the same)")
             if output is not None:
                 if output.suffix.lower() not in (".csv", ".parquet"):
                     raise x.GridError("-o", f"`{output.name}`: unknown file type (allowed: .csv, .parquet)")
@@ -128,15 +145,19 @@ def tcp(
                 )
 
         t0 = time.perf_counter()
-        rows, setup_s = x.run_grid(cases, jobs=jobs, ns3_dctcp=ns3_dctcp, seed=seed, jitter_ns=jitter_ns, on_row=on_row)
+        rows, setup_s = x.run_grid(
+            cases, jobs=jobs, ns3_dctcp=ns3_dctcp, seed=seed, jitter_ns=jitter_ns, seeds=seeds, on_row=on_row
+        )
         wall = time.perf_counter() - t0
         if output is not None:
             x.write_table(rows, output)
     print_tcp_tables(rows, ns3_dctcp)
     failed = sum(1 for r in rows if r.verdict.startswith("FAIL"))
     na = sum(1 for r in rows if r.verdict.startswith("n/a"))
+    spread = sum(1 for r in rows if r.in_spread and not r.failed)
     out.print(
-        f"{len(rows)} rows: {len(rows) - failed - na} ok, {failed} FAIL, {na} n/a; total {wall:.0f} s with -j {jobs}"
+        f"{len(rows)} rows: {len(rows) - failed - na} ok ({spread} of them within ns-3's own spread over"
+        f" {seeds} seeds), {failed} FAIL, {na} n/a; total {wall:.0f} s with -j {jobs}"
         f" (ns-3 import and C++ build {setup_s:.1f} s per process, not counted in speed-ups)"
         + (f"; rows written to {escape(str(output))}" if output is not None else ""),
         soft_wrap=True,

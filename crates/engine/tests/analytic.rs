@@ -186,3 +186,40 @@ bytes_per_sender = "{size}B"
         eprintln!("incast N={n}: ict {ict} ps = bound + {} ps ({ratio:.5} x); max queue {:?} pkt", ict - wire_bound, common::u64s(&r, "ports", "max_queue_pkts").iter().max());
     }
 }
+
+/// Same-picosecond ties at a port: two senders start 4-packet bursts together over equal
+/// links, so from the second packet on each pair of arrivals lands exactly when the
+/// bottleneck finishes a packet. Admitted before that departure (as ns-3 and htsim order
+/// it), each pair finds one packet waiting plus the one about to start, and with a
+/// 2-packet buffer the second of the pair is dropped: 3 drops (B1, B2, B3). Had the
+/// departure gone first, each pair would find one packet fewer: 2 drops.
+#[test]
+fn an_arrival_at_the_instant_of_a_departure_is_admitted_first() {
+    let drops = |jitter: &str| {
+        let r = common::run(&format!(
+            r#"
+[topology]
+kind = "star"
+senders = 2
+host_link = {{ rate = "10Gbps", delay = "2us" }}
+[switch.queue]
+limit = "2pkt"
+[host.queue]
+limit = "100pkt"
+[transport]
+cc = "newreno"
+recovery = "basic"
+init_cwnd = "4pkt"
+[[workload]]
+kind = "incast"
+degree = 2
+bytes_per_sender = "5840B"
+{jitter}
+"#
+        ));
+        r.scalar("drops").unwrap() as u64
+    };
+    assert_eq!(drops(""), 3);
+    // Senders up to 1 ns apart: the later packet of each pair arrives after the departure.
+    assert_eq!(drops(r#"jitter = "1ns""#), 2);
+}

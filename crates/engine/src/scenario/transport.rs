@@ -113,15 +113,17 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     let sack_report = match recovery {
         Recovery::Basic => SackReport::Triggering,
         Recovery::Linux => SackReport::Rfc2018 { dsack: true, remembered: usize::MAX },
-        Recovery::Ns3 => SackReport::Rfc2018 { dsack: false, remembered: 4 },
+        Recovery::Ns3 => SackReport::Ns3List,
     };
-    // The SACK option beside a timestamp option: ns-3 packs kind, length and the blocks
-    // after its 10-B timestamp (2 + 8n, no padding left); Linux aligns both with NOPs
-    // (4 + 8n). With `header = 0` (htsim's packets) there are no options to carry.
+    // The SACK option beside a timestamp option, over the header's 12 B of timestamp
+    // (10 B padded to 4): ns-3 packs kind and length right after its 10-B timestamp, into
+    // the 2 B that were padding (10 + 2 + 8n is aligned), so only the blocks add bytes;
+    // Linux aligns both options with NOPs (4 + 8n more). With `header = 0` (htsim's
+    // packets) there are no options to carry.
     let sack_option = match recovery {
         _ if header == 0 => (0, 0),
         Recovery::Basic => (0, 0),
-        Recovery::Ns3 => (2, 8),
+        Recovery::Ns3 => (0, 8),
         Recovery::Linux => (4, 8),
     };
     let mut out = TransportConfig {

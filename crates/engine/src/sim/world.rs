@@ -265,6 +265,14 @@ impl World {
     // ---- links and queues -------------------------------------------------------------
 
     /// Offers a packet to a port's queue and starts it at once if the port is idle.
+    ///
+    /// Same-picosecond ties: a packet arriving at the instant the transmitter finishes one
+    /// is admitted **before** the next queued packet starts (it still counts in the
+    /// backlog that the arrival sees). ns-3 and htsim order them so, because the arrival's
+    /// event was scheduled when it left the upstream port, before the departure's; the
+    /// departure is left to the next look at the port (start times are exact either way).
+    /// In a symmetric incast the first sender's packets arrive exactly on the bottleneck's
+    /// departure grid, so this tie decides which packet a full queue drops.
     #[inline(always)]
     pub(super) fn enqueue(&mut self, port: PortId, r: PacketRef) {
         let now = self.sched.now();
@@ -276,7 +284,7 @@ impl World {
         } else if p.queue.is_empty() {
             true
         } else {
-            self.catch_up_free(port, now);
+            self.catch_up_free::<true>(port, now);
             let p = port_at(&mut self.ports, port);
             p.queue.is_empty() && p.busy_until <= now
         };
@@ -326,16 +334,17 @@ impl World {
         if port_at(&mut self.ports, port).busy_until > now {
             return;
         }
-        self.catch_up_free(port, now);
+        self.catch_up_free::<false>(port, now);
     }
 
     /// `catch_up` for a port whose transmitter is free by `now` (its wire just emptied, or
-    /// an enqueue found it so).
+    /// an enqueue found it so). `BEFORE`: only packets due to start before `now` (a look
+    /// that must not put a departure at `now` ahead of an arrival at `now`; see `enqueue`).
     #[inline(always)]
-    fn catch_up_free(&mut self, port: PortId, now: Time) {
+    fn catch_up_free<const BEFORE: bool>(&mut self, port: PortId, now: Time) {
         let p = port_at(&mut self.ports, port);
         debug_assert!(p.busy_until <= now);
-        if p.queue.is_empty() {
+        if p.queue.is_empty() || (BEFORE && p.busy_until == now) {
             return;
         }
         // The first packet started on an empty wire gets the port's arrival event (nothing
@@ -345,8 +354,9 @@ impl World {
         if wire_was_empty {
             self.sched.at(at, Event::arrival(port.0, r));
         }
-        while port_at(&mut self.ports, port).busy_until <= now {
-            if self.start_next(port).is_none() {
+        loop {
+            let until = port_at(&mut self.ports, port).busy_until;
+            if until > now || (BEFORE && until == now) || self.start_next(port).is_none() {
                 break;
             }
         }
@@ -446,7 +456,7 @@ impl World {
             // wire needs them now, to schedule its next arrival.
             p.wire.tail = NIL;
             // Its last packet has arrived, so it finished serializing before now.
-            self.catch_up_free(port, now);
+            self.catch_up_free::<false>(port, now);
         }
         self.packet_hops += 1;
         self.last_activity = now;
@@ -503,7 +513,10 @@ impl World {
         let interval = series.interval;
         for i in 0..series.ports.len() {
             let port = self.queue_series.as_ref().unwrap().ports[i];
-            self.catch_up(port, now);
+            // A sample sees the queue as an arrival at `now` would: before departures at `now`.
+            if self.ports[port.idx()].busy_until < now {
+                self.catch_up_free::<true>(port, now);
+            }
             let queue = &mut self.ports[port.idx()].queue;
             let (q, phantom) = (queue.backlog, queue.phantom_bytes(now));
             self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts, phantom);

@@ -23,7 +23,17 @@ pub enum SackReport {
     /// repeating (ns-3's list holds four; a block pushed out is not reported again until
     /// it grows).
     Rfc2018 { dsack: bool, remembered: usize },
+    /// ns-3 3.44's `TcpRxBuffer` list: each stored out-of-order segment is pushed to the
+    /// front as its own block and merged only with blocks it exactly touches; the list
+    /// keeps four (the oldest is dropped, and what it covered is not reported again); a
+    /// block leaves once the cumulative point passes its end; an ACK carries the first
+    /// three. So the first block can be smaller than the range it lies in, and blocks
+    /// already inside it can still follow.
+    Ns3List,
 }
+
+/// ns-3's SACK list keeps this many blocks.
+const NS3_SACK_LIST: usize = 4;
 
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
@@ -64,6 +74,8 @@ pub struct Receiver {
     ce_only_above_last: bool,
     /// The highest segment whose CE mark counted.
     last_ce_seq: Option<u64>,
+    /// `SackReport::Ns3List`: the blocks, newest first.
+    ns3_list: Vec<(u64, u64)>,
 }
 
 impl Receiver {
@@ -82,6 +94,7 @@ impl Receiver {
             pending_ce: false,
             ce_only_above_last: cfg.ce_only_above_last,
             last_ce_seq: None,
+            ns3_list: Vec::new(),
         }
     }
 
@@ -126,10 +139,15 @@ impl Receiver {
         let in_order = seq <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
         let duplicate = len > 0 && (end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq && end <= e));
+        if self.sack == SackReport::Ns3List {
+            self.ns3_store(seq, end);
+        }
         if end > self.rcv_nxt {
             if in_order {
                 self.rcv_nxt = end;
                 self.absorb_ooo();
+                let nxt = self.rcv_nxt;
+                self.ns3_list.retain(|&(_, e)| e > nxt);
             } else {
                 self.insert_ooo(seq, end);
             }
@@ -182,6 +200,7 @@ impl Receiver {
         let sacks = match self.sack {
             SackReport::Triggering => NO_SACKS,
             SackReport::Rfc2018 { .. } => self.most_recent(NO_SACKS, 0),
+            SackReport::Ns3List => self.ns3_blocks(),
         };
         Some(AckToSend { ack: self.rcv_nxt, sacks, ece })
     }
@@ -220,6 +239,7 @@ impl Receiver {
                 return out;
             }
             SackReport::Rfc2018 { dsack, remembered } => (dsack, remembered),
+            SackReport::Ns3List => return self.ns3_blocks(),
         };
         if self.ooo.is_empty() && !(dsack && duplicate) {
             return NO_SACKS;
@@ -259,6 +279,68 @@ impl Receiver {
                 *oldest = 0;
             }
         }
+    }
+
+    /// `TcpRxBuffer::Add` for the SACK list: the part of `[seq, end)` not held yet (ns-3
+    /// trims the segment against what it stores), if above the cumulative point, becomes a
+    /// block (`UpdateSackList`). Call before the segment is taken in.
+    fn ns3_store(&mut self, seq: u64, end: u64) {
+        let (mut head, mut tail) = (seq.max(self.rcv_nxt), end);
+        for &(s, e) in &self.ooo {
+            if s > tail {
+                break;
+            }
+            if e <= head || (s > head && e < tail) {
+                continue;
+            }
+            if s <= head {
+                head = e;
+            }
+            if e >= tail {
+                tail = s;
+            }
+        }
+        if head < tail && head > self.rcv_nxt {
+            self.ns3_update_list(head, tail);
+        }
+    }
+
+    /// `TcpRxBuffer::UpdateSackList`: the new block goes first; it absorbs every block it
+    /// exactly touches (rescanning after each merge); beyond four, the last is dropped.
+    fn ns3_update_list(&mut self, head: u64, tail: u64) {
+        let list = &mut self.ns3_list;
+        list.insert(0, (head, tail));
+        let mut i = 1;
+        while i < list.len() {
+            let (first, cur) = (list[0], list[i]);
+            let merged = if first.0 == cur.1 {
+                Some((cur.0, first.1))
+            } else if first.1 == cur.0 {
+                Some((first.0, cur.1))
+            } else {
+                None
+            };
+            match merged {
+                Some(m) => {
+                    list.remove(i);
+                    list[0] = m;
+                    i = 1;
+                }
+                None => i += 1,
+            }
+        }
+        if list.len() > NS3_SACK_LIST {
+            list.pop();
+        }
+    }
+
+    /// The first three blocks of ns-3's list (what fits beside the timestamp option).
+    fn ns3_blocks(&self) -> SackList {
+        let mut out = NO_SACKS;
+        for (slot, &(s, e)) in out.iter_mut().zip(&self.ns3_list) {
+            *slot = SackBlock::new(s, e);
+        }
+        out
     }
 
     /// The SACK block holding `seq` (RFC 2018: the first block reports the latest segment).
@@ -394,5 +476,31 @@ mod tests {
         assert!(r.on_data(4000, 1000, true, false).is_none());
         assert_eq!(r.flush().map(|a| (a.ack, a.ece)), Some((5000, true)));
         assert!(r.ce_change_ack(true).is_none());
+    }
+
+    /// ns-3's list: blocks per stored segment, merged only when they touch; four kept, the
+    /// oldest dropped for good; three reported.
+    #[test]
+    fn ns3_sack_list() {
+        let mut r = Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack: SackReport::Ns3List, ce_only_above_last: false });
+        let mut seg = |k: u64| kb(r.on_data(k * 1000, 1000, false, false).unwrap());
+        assert_eq!(seg(2), vec![(2, 3)]);
+        assert_eq!(seg(4), vec![(4, 5), (2, 3)]);
+        // 3 touches both: merged with 4-5, then (rescanning) with 2-3.
+        assert_eq!(seg(3), vec![(2, 5)]);
+        for k in [6, 8, 10] {
+            seg(k);
+        }
+        // 2-5 is dropped from the list (four kept); 6-7 is kept but not reported.
+        assert_eq!(seg(12), vec![(12, 13), (10, 11), (8, 9)]);
+        // 7 touches 8-9, and the merged block touches 6-7.
+        assert_eq!(seg(7), vec![(6, 9), (12, 13), (10, 11)]);
+        // A duplicate stores nothing and changes nothing.
+        assert_eq!(seg(7), vec![(6, 9), (12, 13), (10, 11)]);
+        // 0-2 arrives: the cumulative point jumps to 5 (2-5 was received, though no
+        // longer in the list); every block lies above it.
+        assert_eq!(kb(r.on_data(0, 2000, false, false).unwrap()), vec![(6, 9), (12, 13), (10, 11)]);
+        let a = r.on_data(5000, 1000, false, false).unwrap();
+        assert_eq!((a.ack / 1000, kb(a)), (9, vec![(12, 13), (10, 11)]));
     }
 }

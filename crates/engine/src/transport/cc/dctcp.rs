@@ -57,8 +57,11 @@ impl CongestionControl for Dctcp {
         if ack.ece {
             self.ecn_bytes += ack.delivered;
         }
-        if ack.snd_una >= self.window_end && self.acked_bytes > 0 {
-            let f = self.ecn_bytes as f64 / self.acked_bytes as f64;
+        // A window ends when snd.una reaches its end even if this window counted no bytes
+        // (an ACK that left a timeout's recovery acknowledges none): alpha decays then, in
+        // Linux (`dctcp_update_alpha`) and in ns-3 (`TcpDctcp::PktsAcked`) alike.
+        if ack.snd_una >= self.window_end {
+            let f = if self.acked_bytes > 0 { self.ecn_bytes as f64 / self.acked_bytes as f64 } else { 0.0 };
             self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
             self.acked_bytes = 0;
             self.ecn_bytes = 0;
@@ -180,5 +183,18 @@ mod tests {
         d.on_ack(&mut w, &a);
         assert_eq!(w.cwnd, 2000, "slow start goes on");
         assert!(!w.ecn_reacted);
+    }
+
+    /// A window that ends on an ACK which counted no bytes still updates alpha (F = 0), as
+    /// Linux and ns-3 do; the next window starts there.
+    #[test]
+    fn a_window_without_acknowledged_bytes_still_decays_alpha() {
+        let mut d = Dctcp::new(&DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, ..Default::default() });
+        let mut w = Window::new(10_000, 1000, 1000);
+        w.ssthresh = 1000;
+        d.on_ack(&mut w, &ack(0, false, 5000, 9000));
+        assert!((d.alpha - 15.0 / 16.0).abs() < 1e-12, "alpha {}", d.alpha);
+        d.on_ack(&mut w, &ack(1000, false, 6000, 9000));
+        assert!((d.alpha - 15.0 / 16.0).abs() < 1e-12, "inside the new window: no update");
     }
 }

@@ -25,7 +25,7 @@ pub struct Prr {
 
 impl Prr {
     pub fn enter(&mut self, recover_fs: u64) {
-        *self = Prr { recover_fs: recover_fs.max(1), delivered: 0, out: 0 };
+        *self = Prr { recover_fs, delivered: 0, out: 0 };
     }
 
     pub fn sent(&mut self, bytes: u64) {
@@ -77,13 +77,24 @@ impl Prr {
             // large recovery the proportional share collapses and nothing is sent until the
             // flight falls to ssthresh. Kept: this model is ns-3's.
             let product = (self.delivered as u32).wrapping_mul(ssthresh as u32) as f64;
-            ((product / self.recover_fs as f64).ceil() as i64) - self.out as i64
-        } else {
-            let mut limit = (self.delivered as i64 - self.out as i64).max(delivered as i64);
-            if safe {
-                limit += mss as i64;
+            // A recovery entered with nothing in flight divides by zero; the double that
+            // is not an `int` converts to INT_MIN on x86, as any out of range.
+            let share = (product / self.recover_fs as f64).ceil() - self.out as f64;
+            if share.is_finite() && share >= f64::from(i32::MIN) && share <= f64::from(i32::MAX) {
+                share as i64
+            } else {
+                i64::from(i32::MIN)
             }
-            limit.min(ssthresh as i64 - pipe as i64)
+        } else {
+            // ns-3 subtracts the 32-bit counters unsigned (`m_prrDelivered - m_prrOut`): once
+            // more has been sent than delivered (the safe-ACK segments) the difference wraps,
+            // wins the `max`, and turns negative as an `int`: nothing is sent on that ACK.
+            let ahead = (self.delivered as u32).wrapping_sub(self.out as u32);
+            let mut limit = ahead.max(delivered as u32) as i32;
+            if safe {
+                limit = limit.wrapping_add(mss as i32);
+            }
+            i64::from(limit.min((ssthresh as i64 - pipe as i64) as i32))
         };
         let sndcnt = sndcnt.max(if self.out > 0 { 0 } else { mss as i64 });
         Some((pipe as i64 + sndcnt).max(0) as u64)
@@ -179,5 +190,38 @@ mod tests {
         prr.sent(mss);
         let c = prr.ns3_cwnd(mss, false, 17 * mss, 9 * mss, mss, false).unwrap();
         assert_eq!(c, 17 * mss + 500, "ceil(5000 * 9 / 18) - 2000");
+    }
+
+    /// PRR-CRB once more was sent than delivered: ns-3's unsigned `m_prrDelivered -
+    /// m_prrOut` wraps, wins the `max`, and is negative as an `int`: the window is the
+    /// pipe, nothing goes out (a signed difference would allow one more segment).
+    #[test]
+    fn ns3_reduction_bound_wraps_when_more_was_sent_than_delivered() {
+        let mss = 1000;
+        let mut prr = Prr::default();
+        prr.enter(10 * mss);
+        prr.sent(3 * mss);
+        let c = prr.ns3_cwnd(mss, false, 5 * mss, 9 * mss, mss, true).unwrap();
+        assert_eq!(c, 5 * mss);
+        // Delivered ahead of sent: the bound is what was delivered, plus a segment if safe.
+        let mut prr = Prr::default();
+        prr.enter(10 * mss);
+        let c = prr.ns3_cwnd(2 * mss, false, 5 * mss, 9 * mss, mss, true).unwrap();
+        assert_eq!(c, 8 * mss);
+    }
+
+    /// A recovery entered with nothing in flight: no duplicate-ACK bonus (0 < 0 fails) and,
+    /// were the pipe to exceed ssthresh, a division by zero whose result converts to
+    /// INT_MIN, so only the forced first segment can go.
+    #[test]
+    fn ns3_recovery_from_an_empty_pipe() {
+        let mss = 1000;
+        let mut prr = Prr::default();
+        prr.enter(0);
+        let c = prr.ns3_cwnd(mss, true, 0, 2 * mss, mss, false).unwrap();
+        assert_eq!(c, mss, "delivered 1 MSS, no bonus: the forced segment alone");
+        prr.sent(mss);
+        let c = prr.ns3_cwnd(mss, true, 3 * mss, 2 * mss, mss, false).unwrap();
+        assert_eq!(c, 3 * mss, "inf converts to INT_MIN: nothing more");
     }
 }

@@ -38,7 +38,6 @@ impl Sender {
         }
         let recovering_partial = self.state == CaState::Recovery && ack > old_una && ack < self.recover;
         self.take_cumulative(ack, &mut newly);
-        self.next_tx = self.next_tx.max(ack);
         // PRR's bound grows by a segment when a retransmission was cumulatively acknowledged.
         let safe = recovering_partial && newly.retx_acked;
         if self.state == CaState::Cwr && ack > self.recover {
@@ -56,6 +55,10 @@ impl Sender {
             self.ns3_dupack(now, newly.delivered);
         }
         let restart_rto = self.ns3_process_ack(now, ack, old_una, &newly, dupack, safe, ece, ts_echo);
+        // `NewAck` moves m_nextTxSequence up to the ACK only after the algorithm has seen
+        // the ACK (`PktsAcked`): a DCTCP window that ends on this ACK restarts from the old
+        // value (after a retransmission, the hole's start), and ends again on the next ACK.
+        self.next_tx = self.next_tx.max(ack);
         AckEffect { restart_rto, finished: self.finished() }
     }
 
@@ -114,7 +117,7 @@ impl Sender {
         self.repair.prr.enter(self.in_flight);
         self.ns3_prr(delivered, true, false);
         let head = self.board.base();
-        self.ns3_force(now, head);
+        self.ns3_force(now, head, true);
     }
 
     /// `TcpSocketBase::EnterCwr`.
@@ -136,7 +139,17 @@ impl Sender {
 
     /// Sends segment `seg` now, whatever the window (the fast retransmit, a partial ACK's
     /// retransmission): it waits in the ready list for the world to take it.
-    fn ns3_force(&mut self, now: Time, seg: u64) {
+    ///
+    /// `m_nextTxSequence` (where DCTCP's alpha window ends) moves as ns-3 moves it: the
+    /// fast retransmit (`EnterRecovery`) leaves it; a partial ACK's `DoRetransmit` sets
+    /// it to the start of what it sends, not past it.
+    fn ns3_force(&mut self, now: Time, seg: u64, fast_retransmit: bool) {
+        let next_tx = if fast_retransmit { self.next_tx } else { seg * self.mss };
+        self.ns3_force_send(now, seg);
+        self.next_tx = next_tx;
+    }
+
+    fn ns3_force_send(&mut self, now: Time, seg: u64) {
         if seg >= self.board.end() {
             if self.snd_nxt >= self.size.min(self.available) {
                 return;
@@ -146,14 +159,19 @@ impl Sender {
             self.repair.ready.push_back(s);
             return;
         }
-        let state = match self.board.state(seg) {
-            Some(Seg::Lost) => Seg::Retx,
-            Some(s) if s.is_sacked() => return,
-            None => return,
-            _ => Seg::RetxDup,
+        // ns-3 flags a segment `m_retrans` once: sending a retransmitted segment again
+        // (the head at a new recovery, or after a partial ACK) leaves the pipe as it was.
+        let (state, adds) = match self.board.state(seg) {
+            Some(Seg::Lost) => (Seg::Retx, true),
+            Some(Seg::Sent) => (Seg::RetxDup, true),
+            Some(s @ (Seg::Retx | Seg::RetxDup)) => (s, false),
+            _ => return,
         };
         let len = self.seg_len(seg);
         let s = self.commit(seg, Some(state), len, now);
+        if !adds {
+            self.in_flight -= len;
+        }
         self.repair.ready.push_back(s);
     }
 
@@ -197,7 +215,7 @@ impl Sender {
                         self.board.base()
                     }
                 });
-                self.ns3_force(now, seg);
+                self.ns3_force(now, seg, false);
             }
             grow(self, 1, false);
             return std::mem::replace(&mut self.repair.first_partial, false);
@@ -298,6 +316,7 @@ mod tests {
     use crate::transport::cc::{Cc, NewReno};
     use crate::transport::recovery::{CaState, Recovery};
     use crate::transport::sack::{SackBlock, SackList, NO_SACKS};
+    use crate::transport::scoreboard::Seg;
 
     fn reno(size_segs: u64, cwnd_segs: u64) -> Sender {
         Sender::new(size_segs * MSS, &config(cwnd_segs * MSS, true, Recovery::Ns3), Cc::NewReno(NewReno::new(false)))
@@ -314,6 +333,30 @@ mod tests {
 
     fn segs(s: &mut Sender, now: u64) -> Vec<(u64, bool)> {
         drain(s, now).iter().map(|g| (g.seq / MSS, g.retransmission)).collect()
+    }
+
+    #[test]
+    fn sending_a_retransmitted_segment_again_leaves_the_pipe_and_moves_next_tx_as_ns3() {
+        let mut s = reno(30, 10);
+        assert_eq!(segs(&mut s, 0).len(), 10);
+        for (t, hi) in [(100, 2), (101, 3), (102, 4)] {
+            s.on_ack(t, 0, &sacks(&[(1, hi)]), false, 0);
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        let _ = segs(&mut s, 102);
+        assert_eq!(s.board.state(0), Some(Seg::Retx));
+        let (pipe, next_tx) = (s.in_flight, s.next_tx);
+        // The fast retransmit of a new recovery (`EnterRecovery`): same pipe, same next_tx.
+        s.ns3_force(103, 0, true);
+        assert_eq!((s.in_flight, s.next_tx), (pipe, next_tx));
+        // A partial ACK's `DoRetransmit`: same pipe; m_nextTxSequence = the segment's start.
+        s.ns3_force(104, 0, false);
+        assert_eq!((s.in_flight, s.next_tx), (pipe, 0));
+        assert_eq!(segs(&mut s, 104), vec![(0, true), (0, true)]);
+        // A segment never retransmitted counts twice once sent again (original + copy).
+        s.ns3_force(105, 5, false);
+        assert_eq!(s.in_flight, pipe + MSS);
+        assert_eq!(s.board.state(5), Some(Seg::RetxDup));
     }
 
     #[test]
