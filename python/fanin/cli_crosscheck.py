@@ -18,7 +18,7 @@ from rich.table import Table
 from fanin.cli import err, fail, out, user_errors
 
 if TYPE_CHECKING:
-    from fanin.crosscheck.ns3_tcp import Row
+    from fanin.crosscheck.ns3_tcp_grid import Row
 
 crosscheck_app = typer.Typer(no_args_is_help=True, help="Compare fanin with another simulator (optional extras).")
 

@@ -112,7 +112,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     let recovery = recovery(cx, t, &kinds)?;
     let sack_report = match recovery {
         Recovery::Basic => SackReport::Triggering,
-        Recovery::Linux => SackReport::Rfc2018 { dsack: true, remembered: usize::MAX },
+        Recovery::Linux => SackReport::Rfc2018 { dsack: true },
         Recovery::Ns3 => SackReport::Ns3List,
     };
     // The SACK option beside a timestamp option, over the header's 12 B of timestamp

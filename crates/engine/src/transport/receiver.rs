@@ -19,10 +19,8 @@ pub enum SackReport {
     Triggering,
     /// RFC 2018: up to three blocks, the one holding the triggering segment first, then the
     /// most recently reported others. `dsack`: a duplicate segment is reported first (RFC
-    /// 2883, as Linux does). `remembered`: how many blocks the receiver keeps for
-    /// repeating (ns-3's list holds four; a block pushed out is not reported again until
-    /// it grows).
-    Rfc2018 { dsack: bool, remembered: usize },
+    /// 2883, as Linux does).
+    Rfc2018 { dsack: bool },
     /// ns-3 3.44's `TcpRxBuffer` list: each stored out-of-order segment is pushed to the
     /// front as its own block and merged only with blocks it exactly touches; the list
     /// keeps four (the oldest is dropped, and what it covered is not reported again); a
@@ -232,13 +230,13 @@ impl Receiver {
 
     /// The blocks for an ACK triggered by segment `[seq, end)`.
     fn report(&mut self, seq: u64, end: u64, duplicate: bool) -> SackList {
-        let (dsack, remembered) = match self.sack {
+        let dsack = match self.sack {
             SackReport::Triggering => {
                 let mut out = NO_SACKS;
                 out[0] = self.block_containing(seq);
                 return out;
             }
-            SackReport::Rfc2018 { dsack, remembered } => (dsack, remembered),
+            SackReport::Rfc2018 { dsack } => dsack,
             SackReport::Ns3List => return self.ns3_blocks(),
         };
         if self.ooo.is_empty() && !(dsack && duplicate) {
@@ -248,7 +246,6 @@ impl Receiver {
         if let Some(i) = self.ooo.iter().position(|&(s, e)| s <= seq && seq < e) {
             self.clock += 1;
             self.recency[i] = self.clock;
-            self.forget_beyond(remembered);
         }
         let mut out = NO_SACKS;
         let mut n = 0;
@@ -270,15 +267,6 @@ impl Receiver {
             n += 1;
         }
         out
-    }
-
-    /// ns-3 keeps only its four most recent blocks; older ones are never reported again.
-    fn forget_beyond(&mut self, remembered: usize) {
-        while self.recency.iter().filter(|&&r| r > 0).count() > remembered {
-            if let Some(oldest) = self.recency.iter_mut().filter(|r| **r > 0).min_by_key(|r| **r) {
-                *oldest = 0;
-            }
-        }
     }
 
     /// `TcpRxBuffer::Add` for the SACK list: the part of `[seq, end)` not held yet (ns-3
@@ -357,8 +345,11 @@ mod tests {
         Receiver::new(10_000, &ReceiverConfig { echo, delayed_ack: delayed, sack: SackReport::Triggering, ce_only_above_last: false })
     }
 
-    fn rfc2018(dsack: bool, remembered: usize) -> Receiver {
-        let sack = SackReport::Rfc2018 { dsack, remembered };
+    fn rfc2018(dsack: bool) -> Receiver {
+        receiver(SackReport::Rfc2018 { dsack })
+    }
+
+    fn receiver(sack: SackReport) -> Receiver {
         Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack, ce_only_above_last: false })
     }
 
@@ -387,7 +378,7 @@ mod tests {
 
     #[test]
     fn rfc2018_reports_the_triggering_block_then_the_most_recent_others() {
-        let mut r = rfc2018(false, usize::MAX);
+        let mut r = rfc2018(false);
         r.on_data(0, 1000, false, false);
         // Holes at 1, 3, 5, 7: blocks 2, 4, 6, 8 arrive in that order.
         for k in [2, 4, 6, 8] {
@@ -407,7 +398,7 @@ mod tests {
 
     #[test]
     fn dsack_reports_a_duplicate_first() {
-        let mut r = rfc2018(true, usize::MAX);
+        let mut r = rfc2018(true);
         r.on_data(0, 1000, false, false);
         r.on_data(2000, 1000, false, false);
         // A duplicate below the cumulative ACK.
@@ -418,7 +409,7 @@ mod tests {
         assert_eq!(kb(a), vec![(2, 3), (2, 3), (5, 6)]);
         assert!(super::super::sack::is_dsack(&a.sacks, a.ack));
         // Without D-SACK the duplicate is not reported.
-        let mut r = rfc2018(false, usize::MAX);
+        let mut r = rfc2018(false);
         r.on_data(0, 1000, false, false);
         assert_eq!(kb(r.on_data(0, 1000, false, false).unwrap()), vec![]);
     }
@@ -426,13 +417,14 @@ mod tests {
     #[test]
     fn a_receiver_that_remembers_four_blocks_forgets_the_oldest() {
         // ns-3's list keeps four blocks: the fifth pushes the oldest (2) out for good. Once
-        // the holes between the others fill, one block is left to report beside it.
-        for (remembered, expect) in [(4, vec![(4, 11)]), (usize::MAX, vec![(4, 11), (2, 3)])] {
-            let mut r = rfc2018(false, remembered);
+        // the holes between the others fill, one block is left to report beside it; an RFC
+        // 2018 receiver that remembers every block (Linux) still reports 2-3.
+        for (sack, expect) in [(SackReport::Ns3List, vec![(4, 11)]), (SackReport::Rfc2018 { dsack: false }, vec![(4, 11), (2, 3)])] {
+            let mut r = receiver(sack);
             for k in [2, 4, 6, 8, 10, 9, 7] {
                 r.on_data(k * 1000, 1000, false, false);
             }
-            assert_eq!(kb(r.on_data(5000, 1000, false, false).unwrap()), expect, "remembered {remembered}");
+            assert_eq!(kb(r.on_data(5000, 1000, false, false).unwrap()), expect, "{sack:?}");
         }
     }
 
@@ -482,7 +474,7 @@ mod tests {
     /// oldest dropped for good; three reported.
     #[test]
     fn ns3_sack_list() {
-        let mut r = Receiver::new(100_000, &ReceiverConfig { echo: EcnEcho::Dctcp, delayed_ack: 1, sack: SackReport::Ns3List, ce_only_above_last: false });
+        let mut r = receiver(SackReport::Ns3List);
         let mut seg = |k: u64| kb(r.on_data(k * 1000, 1000, false, false).unwrap());
         assert_eq!(seg(2), vec![(2, 3)]);
         assert_eq!(seg(4), vec![(4, 5), (2, 3)]);

@@ -153,9 +153,6 @@ mod tests {
         }
     }
 
-    /// ns-3 counts one more segment per duplicate ACK and works in bytes: the entry into
-    /// recovery lets out one segment (its forced fast retransmit), and the proportional
-    /// part is rounded up in bytes, not packets.
     /// ns-3 computes prr_delivered x ssthresh in 32 bits: past 4 GiB the product wraps and
     /// the proportional part collapses to nothing. With ssthresh 74,572 B and RecoverFS
     /// 149,144 B (a recovery measured in `fanin crosscheck tcp`), the 20th duplicate ACK
@@ -175,6 +172,9 @@ mod tests {
         }
     }
 
+    /// ns-3 counts one more segment per duplicate ACK and works in bytes: the entry into
+    /// recovery lets out one segment (its forced fast retransmit), and the proportional
+    /// part is rounded up in bytes, not packets.
     #[test]
     fn ns3_arithmetic() {
         let mss = 1000;

@@ -4,20 +4,23 @@
 //! does no I/O: the world asks it for the next segment to send and tells it about ACKs,
 //! NACKs and timers.
 //!
-//! This file holds what every model shares: the scoreboard's bookkeeping, sending, NACKs
-//! and the per-packet deadlines of window senders. Each model's ACK processing and timers
-//! live in their own file (`basic.rs`, `linux.rs`, `ns3.rs`).
+//! This file holds the sender's state and sending; what every model shares on an ACK is in
+//! `acks.rs`, NACKs, timeouts and per-packet deadlines in `timeouts.rs`. Each model's ACK
+//! processing and timers live in their own file (`basic.rs`, `linux.rs`, `ns3.rs`).
 
+mod acks;
 mod basic;
 mod linux;
 mod ns3;
+mod timeouts;
 
-use super::cc::{AckSignal, Cc, CongestionControl, Window};
+use acks::Newly;
+
+use super::cc::{Cc, CongestionControl, Window};
 use super::pacer::{PaceBy, Pacer};
-use super::recovery::{CaState, Prr, Probe, Rack, Recovery, Reduction};
-use super::sack::{SackBlock, SackList};
+use super::recovery::{CaState, Prr, Probe, Rack, Recovery};
 use super::scoreboard::{Scoreboard, Seg};
-use crate::reliability::{PacketRto, RttEstimator, SegState};
+use crate::reliability::{PacketRto, RttEstimator};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -156,29 +159,6 @@ pub struct WindowParts {
     /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
     pub packet_rto: Option<PacketRto>,
     expired: Vec<u64>,
-}
-
-/// What one ACK changed on the scoreboard.
-#[derive(Copy, Clone, Debug, Default)]
-struct Newly {
-    /// Bytes newly acknowledged cumulatively or SACKed (RFC 6937's DeliveredData).
-    delivered: u64,
-    /// Bytes newly SACKed.
-    sacked: u64,
-    /// A retransmission was among the newly cumulatively acknowledged segments.
-    retx_acked: bool,
-    /// The cumulative ACK moved.
-    advanced: bool,
-    /// The most recently sent of the newly delivered transmissions: (send time, segment).
-    latest: Option<(Time, u64)>,
-}
-
-impl Newly {
-    fn delivered_at(&mut self, xmit: Time, seg: u64) {
-        if self.latest.is_none_or(|(t, s)| (xmit, seg) > (t, s)) {
-            self.latest = Some((xmit, seg));
-        }
-    }
 }
 
 impl Sender {
@@ -398,205 +378,6 @@ impl Sender {
         r.cwnd_limited || (self.window.cwnd < self.window.ssthresh && self.window.cwnd < 2 * r.max_packets_out * self.mss)
     }
 
-    /// Processes one ACK: cumulative `ack`, its SACK blocks, the ECN echo and the echoed
-    /// send timestamp.
-    ///
-    /// Which ACKs give an RTT sample (and so end an RTO backoff) differs: every ACK under
-    /// `basic`; under `linux` one that delivers data (acknowledged or SACKed,
-    /// `tcp_ack_update_rtt`); under `ns3` one that acknowledges the oldest outstanding
-    /// segment (`EstimateRtt` with its RTT history).
-    pub fn on_ack(&mut self, now: Time, ack: u64, sacks: &SackList, ece: bool, ts_echo: Time) -> AckEffect {
-        let sample = match self.recovery {
-            Recovery::Basic => true,
-            Recovery::Ns3 => ack > self.snd_una,
-            Recovery::Linux => false, // after the scoreboard: see `linux_ack`
-        };
-        if sample {
-            self.rtt_sample(now, ts_echo);
-        }
-        match self.recovery {
-            Recovery::Basic => self.basic_ack(now, ack, sacks[0], ece, ts_echo),
-            Recovery::Linux => self.linux_ack(now, ack, sacks, ece, ts_echo),
-            Recovery::Ns3 => self.ns3_ack(now, ack, sacks, ece, ts_echo),
-        }
-    }
-
-    fn rtt_sample(&mut self, now: Time, ts_echo: Time) {
-        if now >= ts_echo {
-            self.rtt.sample(now - ts_echo);
-        }
-    }
-
-    /// The cumulative ACK moves to `ack`: the segments below it leave the board.
-    fn take_cumulative(&mut self, ack: u64, newly: &mut Newly) {
-        if ack <= self.snd_una {
-            return;
-        }
-        let (mss, size) = (self.mss, self.size);
-        let target = self.seg_of(ack);
-        let in_flight = &mut self.in_flight;
-        let (mut delivered, mut retx) = (0, false);
-        self.board.advance_to(target, |seg, s, xmit| {
-            let len = (size - seg * mss).min(mss);
-            *in_flight -= len * s.copies_in_flight();
-            retx |= matches!(s, Seg::Retx | Seg::RetxDup);
-            if !s.is_sacked() {
-                delivered += len;
-                newly.delivered_at(xmit, seg);
-            }
-        });
-        self.snd_una = ack.min(self.size);
-        newly.delivered += delivered;
-        newly.retx_acked |= retx;
-        newly.advanced = true;
-    }
-
-    /// One SACK block: the segments it covers become SACKed.
-    fn take_sack(&mut self, block: SackBlock, newly: &mut Newly) {
-        if block.is_empty() {
-            return;
-        }
-        let first = (block.start / self.mss).max(self.board.base());
-        let last = self.seg_of(block.end.min(self.snd_nxt));
-        let ns3 = self.recovery == Recovery::Ns3;
-        for seg in first..last {
-            let len = self.seg_len(seg);
-            let xmit = self.board.xmit_time(seg);
-            let old = match self.board.state(seg) {
-                Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup | Seg::Lost)) => s,
-                _ => continue,
-            };
-            // ns-3 keeps a SACKed retransmission in its pipe until it is acknowledged.
-            let new = if ns3 && matches!(old, Seg::Retx | Seg::RetxDup) { Seg::SackedRetx } else { Seg::Sacked };
-            self.board.set(seg, new);
-            self.in_flight -= len * (old.copies_in_flight() - new.copies_in_flight());
-            newly.delivered += len;
-            newly.sacked += len;
-            newly.delivered_at(xmit, seg);
-        }
-    }
-
-    /// What the congestion control is told of an ACK.
-    fn signal(&self, now: Time, delivered: u64, ece: bool, ts_echo: Time, may_grow: bool, may_cut: bool) -> AckSignal {
-        AckSignal {
-            now,
-            delivered,
-            ece,
-            snd_una: self.snd_una,
-            snd_nxt: if self.recovery == Recovery::Ns3 { self.next_tx } else { self.snd_nxt },
-            may_grow,
-            may_cut,
-            rtt: self.rtt.srtt(),
-            rtt_sample: now.saturating_sub(ts_echo),
-            sent_at: ts_echo,
-            in_flight: self.in_flight,
-        }
-    }
-
-    /// ssthresh for a reduction, as the model's reference sets it, never below the floor.
-    fn reduced_ssthresh(&self, why: Reduction) -> u64 {
-        let raw = self.cc.ssthresh(&self.window, why, self.in_flight, self.recovery);
-        // Linux keeps the window in whole packets.
-        let raw = if self.recovery == Recovery::Linux { raw / self.mss * self.mss } else { raw };
-        raw.max(self.window.min_cwnd)
-    }
-
-    /// A NACK for the segment at `seq` whose transmission was sent at `ts_echo`: the
-    /// segment leaves the in-flight count and is retransmitted first when the window
-    /// allows. Stale NACKs (for data already acknowledged or SACKed, already deemed lost,
-    /// or for a transmission an RTO superseded) change nothing. True when it acted.
-    pub fn on_nack(&mut self, now: Time, seq: u64, ts_echo: Time) -> bool {
-        if ts_echo < self.last_timeout_at {
-            return false;
-        }
-        let seg = seq / self.mss;
-        let old = match self.board.state(seg) {
-            Some(s @ (Seg::Sent | Seg::Retx | Seg::RetxDup)) => s,
-            _ => return false,
-        };
-        self.board.set(seg, Seg::Lost);
-        self.in_flight -= self.seg_len(seg) * old.copies_in_flight();
-        self.nacks += 1;
-        let signal = self.signal(now, 0, false, ts_echo, true, true);
-        let signal = AckSignal { rtt_sample: 0, ..signal };
-        self.cc.on_nack(&mut self.window, &signal);
-        true
-    }
-
-    /// Every segment not SACKed is lost (a retransmission timeout).
-    fn lose_all(&mut self) {
-        let (mss, size) = (self.mss, self.size);
-        let in_flight = &mut self.in_flight;
-        self.board.mark_all_lost(|seg, s| *in_flight -= (size - seg * mss).min(mss) * s.copies_in_flight());
-        debug_assert_eq!(self.in_flight, 0);
-    }
-
-    /// The retransmission timer fired with data outstanding.
-    pub fn on_timeout(&mut self, now: Time) {
-        if !self.outstanding() {
-            return;
-        }
-        self.timeouts += 1;
-        self.last_timeout_at = now;
-        match self.recovery {
-            Recovery::Basic => self.basic_timeout(),
-            Recovery::Linux => self.linux_timeout(),
-            Recovery::Ns3 => self.ns3_timeout(),
-        }
-        self.recover = self.snd_nxt;
-        self.dupacks = 0;
-        self.rtt.back_off();
-    }
-
-    /// The reordering timer or the tail loss probe, when one is due (Linux model).
-    pub fn aux_timer(&self) -> Option<AuxTimer> {
-        self.repair.aux
-    }
-
-    /// The per-packet timer fired: every transmission whose deadline passed and whose
-    /// segment is still in flight is lost. Returns how many timed out.
-    pub fn on_packet_timeouts(&mut self, now: Time) -> u64 {
-        let Some(parts) = &mut self.parts else { return 0 };
-        let Some(q) = &mut parts.packet_rto else { return 0 };
-        let board = &self.board;
-        let expired = &mut parts.expired;
-        q.expire(
-            now,
-            board.base(),
-            |seg| match board.state(seg) {
-                Some(Seg::Sent) | Some(Seg::Retx) => SegState::InFlight,
-                _ => SegState::Settled,
-            },
-            |seg| expired.push(seg),
-        );
-        let mut expired = std::mem::take(&mut parts.expired);
-        let count = expired.len() as u64;
-        for &seg in &expired {
-            self.board.set(seg, Seg::Lost);
-            self.in_flight -= self.seg_len(seg);
-        }
-        expired.clear();
-        if let Some(parts) = &mut self.parts {
-            parts.expired = expired;
-        }
-        if count > 0 {
-            self.timeouts += count;
-            self.cc.on_packet_timeout(&mut self.window, now);
-        }
-        count
-    }
-
-    /// Timeouts scaled to the flow's own base RTT: a floor and the value before the first
-    /// RTT sample.
-    pub fn set_rto_bounds(&mut self, min_rto: Time, initial_rto: Time) {
-        self.rtt.min_rto = min_rto;
-        self.rtt.set_initial_rto(initial_rto);
-    }
-
-    pub fn rto(&self) -> Time {
-        self.rtt.rto()
-    }
-
     pub fn release(&mut self) {
         self.board.release();
         self.repair.aux = None;
@@ -635,7 +416,7 @@ impl Sender {
 pub(crate) mod tests {
     use super::*;
     use crate::transport::cc::{HotnetsDctcp, NackDecrease};
-    use crate::transport::sack::NO_SACKS;
+    use crate::transport::sack::{SackBlock, SackList, NO_SACKS};
 
     pub const MSS: u64 = 1000;
 
