@@ -105,7 +105,7 @@ impl World {
             self.enqueue(nic, r);
             if tsq {
                 let done = nic_departure(&self.ports[nic.idx()], now);
-                self.flows[f.idx()].nic.push(done, pkt.wire_bytes);
+                self.flows[f.idx()].nic.push(now, done, pkt.wire_bytes);
             }
             if self.flows[f.idx()].sender.parts.is_some() {
                 let wait = nic_departure(&self.ports[nic.idx()], now) - now;
@@ -130,19 +130,21 @@ impl World {
         let Some(cfg) = &self.tsq else { return false };
         let default_srtt = self.class_rtt.0;
         let flow = &mut self.flows[f.idx()];
-        flow.nic.drain(now);
-        if flow.nic.bytes <= 2 * cfg.packet {
+        if flow.nic.bytes_upper(now) <= 2 * cfg.packet {
             return false;
         }
         let s = &flow.sender;
+        // A flow with at most one segment out always sends (`tcp_rtx_queue_empty_or_single_skb`).
+        if s.snd_nxt - s.snd_una <= s.window.mss {
+            return false;
+        }
         let srtt = s.rtt.srtt().unwrap_or(default_srtt);
         let mut limit = cfg.limit(s.window.cwnd, s.window.ssthresh, srtt);
         // Retransmissions may use twice the limit (`tcp_xmit_retransmit_queue`).
         if s.has_lost() {
             limit *= 2;
         }
-        // A flow with at most one segment out always sends (`tcp_rtx_queue_empty_or_single_skb`).
-        if flow.nic.bytes <= limit || s.snd_nxt - s.snd_una <= s.window.mss {
+        if !flow.nic.exceeds(now, limit) {
             return false;
         }
         if flow.wake_at == NEVER {

@@ -120,7 +120,8 @@ impl Sender {
 
     /// One RACK pass at `now`: the longest wait left and whether anything was marked.
     fn rack_detect(&mut self, now: Time) -> (Option<Time>, bool) {
-        if !self.repair.rack.seen {
+        let rack = &self.repair.rack;
+        if !rack.seen || self.board.rack_has_nothing_before(rack.xmit, rack.seg) {
             return (None, false);
         }
         let srtt = self.rtt.srtt().unwrap_or(self.repair.rack.rtt);
