@@ -40,6 +40,28 @@ def small_fat_tree_dict() -> dict[str, Any]:
     }
 
 
+def cut_off_dict() -> dict[str, Any]:
+    """Two 4-to-1 incasts in a 2 ms run: the first (64 KB each) ends, the second (10 MB each,
+    from 1 ms) cannot."""
+    return {
+        "name": "test-cut-off",
+        "seed": 1,
+        "duration": "2ms",
+        "topology": {"kind": "dumbbell", "senders": 4, "host_link": {"rate": "10Gbps", "delay": "1us"}},
+        "transport": {"cc": "dctcp"},
+        "workload": [
+            {"kind": "incast", "degree": 4, "bytes_per_sender": "64KB", "start": "0s"},
+            {"kind": "incast", "degree": 4, "bytes_per_sender": "10MB", "start": "1ms"},
+        ],
+        "record": {"flows": True},
+    }
+
+
+@pytest.fixture
+def cut_off() -> dict[str, Any]:
+    return cut_off_dict()
+
+
 @pytest.fixture
 def small_incast() -> dict[str, Any]:
     return small_incast_dict()

@@ -60,6 +60,14 @@ def test_run_writes_results_and_plot(tmp_path: Path, small_incast: dict[str, Any
     assert Scenario.from_toml(manifest["scenario"]) == Scenario.load(scenario)
 
 
+def test_run_says_what_did_not_finish(tmp_path: Path, cut_off: dict[str, Any]) -> None:
+    r = fanin_cli("run", str(write(tmp_path / "s.toml", cut_off)), "-o", str(tmp_path / "res"))
+    assert r.returncode == 0, r.stderr
+    assert "4 of 8 completed" in r.stdout and "1 of 2 completed" in r.stdout
+    assert_one_clean_line(r.stderr)
+    assert r.stderr.strip().startswith("warning: 4 of 8 flows and 1 of 2 incasts did not finish"), r.stderr
+
+
 def test_run_seed_override_and_quiet(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     scenario = write(tmp_path / "s.toml", small_incast)
     r = fanin_cli("run", str(scenario), "-o", str(tmp_path / "res"), "--seed", "5", "--quiet")

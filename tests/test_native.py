@@ -9,7 +9,7 @@ import pytest
 from conftest import small_incast_dict
 from fanin import Scenario, _native
 
-DTYPES = {"u8": 8, "i8": 8, "u4": 4, "f8": 8, "bool": 1}
+DTYPES = {"u8": 8, "i8": 8, "u4": 4, "f8": 8, "bool": 1, "u8?": 9, "f8?": 9}  # nullable: the value, then a validity byte
 
 
 def test_version() -> None:

@@ -13,12 +13,12 @@ import pytest
 
 import fanin
 from fanin import Results, Scenario
-from fanin.results import SCHEMAS
+from fanin.results import SCHEMAS, headline, unfinished
 from fanin.run import scenario_hash
 
 EXPECTED_DTYPES = {
-    "flow_id": np.uint64, "src": np.uint32, "dst": np.uint32, "size_bytes": np.uint64,
-    "start_ps": np.uint64, "fct_ps": np.uint64, "ideal_fct_ps": np.uint64, "slowdown": np.float64,
+    "flow_id": np.uint64, "src": np.uint32, "dst": np.uint32, "size_bytes": pd.UInt64Dtype(),
+    "start_ps": np.uint64, "fct_ps": pd.UInt64Dtype(), "ideal_fct_ps": np.uint64, "slowdown": np.float64,
     "retx_bytes": np.uint64, "timeouts": np.uint64, "incast_id": np.int64, "completed": np.bool_,
 }  # fmt: skip
 
@@ -137,3 +137,32 @@ def test_plot(tmp_path: Path, small_incast: dict[str, Any]) -> None:
     png = queue_and_fct(r, tmp_path / "fig" / "q.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert png.stat().st_size > 10_000
+
+
+def test_unfinished_work_is_null_not_zero(tmp_path: Path, cut_off: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(cut_off))
+    flows, incasts = r.flows, r.incasts
+    assert flows["completed"].tolist() == [True] * 4 + [False] * 4
+    for col in ("finish_ps", "fct_ps", "recv_done_ps"):
+        assert flows[col].isna().tolist() == [False] * 4 + [True] * 4, col
+    assert flows["slowdown"].isna().sum() == 4
+    assert incasts["ict_ps"].isna().tolist() == [False, True]
+    # Statistics skip the missing: the mean is the completed incast's time, not half of it.
+    assert incasts["ict_ps"].mean() == incasts["ict_ps"].iloc[0] > 0
+    assert flows["fct_ps"].mean() == flows["fct_ps"].iloc[:4].astype(float).mean()
+    # Nulls survive Parquet, in Arrow and in pandas.
+    back = Results.from_parquet(r.to_parquet(tmp_path / "res"))
+    assert back.tables["flows"].column("fct_ps").null_count == 4
+    assert back.tables["incasts"].column("ict_ps").null_count == 1
+    assert back.incasts["ict_ps"].dtype == pd.UInt64Dtype()
+    h = headline(r)
+    assert (h["flows"], h["flows_completed"], h["incasts"], h["incasts_completed"]) == (8, 4, 2, 1)
+    assert h["ict_max_ms"] == pytest.approx(incasts["ict_ps"].iloc[0] / 1e9)
+    line = unfinished(h)
+    assert line is not None and line.startswith("4 of 8 flows and 1 of 2 incasts did not finish")
+
+
+def test_a_run_that_finished_has_no_unfinished_line(small_incast: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(small_incast))
+    assert unfinished(headline(r)) is None
+    assert not r.flows["fct_ps"].isna().any()

@@ -56,7 +56,9 @@ def child(path: str) -> dict[str, Any]:
 
     results = run(path)
     incasts = results.tables.get("incasts")
-    ict = max(incasts.column("ict_ps").to_pylist(), default=None) if incasts is not None else None
+    # An incast cut off by the run's end has no completion time (null): no maximum then.
+    icts = incasts.column("ict_ps").to_pylist() if incasts is not None else []
+    ict = None if None in icts else max(icts, default=None)
     return {
         "summary": results.summary,
         "ict_ps": ict,

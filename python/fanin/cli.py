@@ -59,18 +59,18 @@ def summary_table(h: dict[str, float | None]) -> Table:
     t.add_column(style="bold")
     t.add_column(justify="right")
     rows: list[tuple[str, str]] = [
-        ("flows", f"{_fmt(h['flows'])} ({_fmt(h['flows_completed'])} completed)"),
-        ("FCT mean / p99", f"{_fmt(h['fct_mean_ms'], '.3f')} / {_fmt(h['fct_p99_ms'], '.3f')} ms"),
-        ("slowdown mean / p99", f"{_fmt(h['slowdown_mean'], '.2f')} / {_fmt(h['slowdown_p99'], '.2f')}"),
+        ("flows", f"{_fmt(h['flows_completed'])} of {_fmt(h['flows'])} completed"),
+        ("FCT mean / p99 (completed)", f"{_fmt(h['fct_mean_ms'], '.3f')} / {_fmt(h['fct_p99_ms'], '.3f')} ms"),
+        ("slowdown mean / p99 (completed)", f"{_fmt(h['slowdown_mean'], '.2f')} / {_fmt(h['slowdown_p99'], '.2f')}"),
     ]
     if h["incasts"]:
-        rows.append(
+        rows += [
+            ("incasts", f"{_fmt(h['incasts_completed'])} of {_fmt(h['incasts'])} completed"),
             (
-                "incast completion mean / max",
-                f"{_fmt(h['ict_mean_ms'], '.3f')} / {_fmt(h['ict_max_ms'], '.3f')} ms"
-                f" (ideal {_fmt(h['ideal_ict_mean_ms'], '.3f')} ms, {_fmt(h['incasts'])} incasts)",
-            )
-        )
+                "ICT mean / max (completed)",
+                f"{_fmt(h['ict_mean_ms'], '.3f')} / {_fmt(h['ict_max_ms'], '.3f')} ms (ideal {_fmt(h['ideal_ict_mean_ms'], '.3f')} ms)",
+            ),
+        ]
     rows += [
         ("drops / ECN marks", f"{_fmt(h['drops'])} / {_fmt(h['marks'])}"),
         ("events", _fmt(h["events"])),
@@ -92,7 +92,7 @@ def run_cmd(
     plot: Annotated[Path | None, typer.Option(help="also write the queue + FCT figure to this PNG")] = None,
 ) -> None:
     """Run a scenario and write its results to a directory."""
-    from fanin.results import headline
+    from fanin.results import headline, unfinished
     from fanin.run import run
 
     with user_errors():
@@ -104,7 +104,10 @@ def run_cmd(
 
             queue_and_fct(results, plot)
     if not quiet:
-        out.print(summary_table(headline(results)))
+        h = headline(results)
+        out.print(summary_table(h))
+        if (line := unfinished(h)) is not None:
+            err.print(f"[yellow]warning:[/] {escape(line)}", soft_wrap=True)
         out.print(f"results: {escape(str(output))}" + (f", figure: {escape(str(plot))}" if plot else ""))
 
 

@@ -159,12 +159,38 @@ def column_to_arrow(dtype: str, data: bytes | Sequence[str]) -> pa.Array:
         typ = _ARROW_TYPES[dtype]
         n = len(data) // (typ.bit_width // 8)
         return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(data)])  # no copy
+    if dtype.endswith("?") and dtype[:-1] in _ARROW_TYPES:
+        # Values, then one validity byte per row: work the run did not finish is null.
+        assert isinstance(data, bytes)
+        typ = _ARROW_TYPES[dtype[:-1]]
+        n = len(data) // (typ.bit_width // 8 + 1)
+        values, valid = data[: len(data) - n], np.frombuffer(data, dtype=np.uint8, offset=len(data) - n)
+        mask = pa.array(valid.astype(np.bool_), type=_BOOL).buffers()[1]
+        return pa.Array.from_buffers(typ, n, [mask, pa.py_buffer(values)], null_count=int(n - np.count_nonzero(valid)))
     if dtype == "bool":
         assert isinstance(data, bytes)
         return pa.array(np.frombuffer(data, dtype=np.uint8).astype(np.bool_), type=_BOOL)
     if dtype == "str":
         return pa.array(list(data), type=_STR)
     raise ValueError(f"unknown column dtype {dtype!r} from the engine")
+
+
+NULLABLE: dict[str, tuple[str, ...]] = {
+    "flows": ("size_bytes", "recv_done_ps", "finish_ps", "fct_ps", "slowdown"),
+    "incasts": ("last_finish_ps", "ict_ps", "last_delivery_ps"),
+    "bursts": ("end_ps", "bct_ps", "drops", "marks", "timeouts"),
+    "responses": ("done_ps", "end_cwnd_bytes", "timeouts"),
+}
+"""Columns that are null where the run ended before the work did (docs/results.md)."""
+
+
+def _schema_type(table: str, col: str) -> pa.DataType:
+    return dict(SCHEMAS.get(table, [])).get(col, _F64)
+
+
+def _nullable_ints(t: pa.Table, col: str) -> pd.Series:
+    """An Arrow integer column as pandas ``UInt64``/``Int64`` without a trip through floats."""
+    return t.column(col).to_pandas(types_mapper={_U64: pd.UInt64Dtype(), _U32: pd.UInt32Dtype(), _I64: pd.Int64Dtype()}.get)
 
 
 def empty_table(name: str) -> pa.Table:
@@ -210,9 +236,17 @@ class Results:
     # ------------------------------------------------------------ DataFrames
 
     def table(self, name: str) -> pd.DataFrame:
-        """Table ``name`` as a DataFrame (empty with the documented columns if absent)."""
+        """Table ``name`` as a DataFrame (empty with the documented columns if absent).
+
+        Integer columns that may hold nulls (times of work that did not finish) are pandas'
+        nullable integers (``UInt64``, missing is ``<NA>``) whether or not this run has a
+        null in them, so their dtype does not depend on how a run ended; statistics such as
+        ``mean()`` skip the missing values."""
         t = self.tables.get(name)
         frame: pd.DataFrame = (t if t is not None else empty_table(name)).to_pandas()
+        for col in NULLABLE.get(name, ()):
+            if col in frame and pa.types.is_integer(_schema_type(name, col)):
+                frame[col] = _nullable_ints(t, col) if t is not None else frame[col].astype("UInt64")
         return frame
 
     @property
@@ -285,10 +319,25 @@ class Results:
         return cls(tables, summary, manifest)
 
 
+def unfinished(h: Mapping[str, float | None]) -> str | None:
+    """One line saying what the run's end cut off, or None when everything finished."""
+    parts = []
+    for total, done, what in (("flows", "flows_completed", "flows"), ("incasts", "incasts_completed", "incasts")):
+        n, k = h.get(total), h.get(done)
+        if n is not None and k is not None and k < n:
+            parts.append(f"{n - k:,.0f} of {n:,.0f} {what}")
+    if not parts:
+        return None
+    end = h.get("sim_end_ms")
+    when = f" (at {end:.3f} ms)" if end is not None else ""
+    return f"{' and '.join(parts)} did not finish by the end of the run{when}: their times are null, and completion statistics cover the completed ones"
+
+
 def headline(results: Results) -> dict[str, float | None]:
     """The numbers `fanin run` prints: flow and incast completion, drops, marks, speed.
 
-    Times are in milliseconds; a statistic with nothing to describe is None.
+    Times are in milliseconds; completion statistics describe the completed flows and
+    incasts only (the counts say how many); a statistic with nothing to describe is None.
     """
     flows, incasts, s = results.flows, results.incasts, results.summary
     done = flows[flows["completed"]] if len(flows) else flows
@@ -299,7 +348,8 @@ def headline(results: Results) -> dict[str, float | None]:
         v = values.to_numpy(dtype=np.float64) / scale
         return float(v.mean()) if q is None else float(np.quantile(v, q))
 
-    ict = incasts[incasts["completed"]]["ict_ps"] if len(incasts) else incasts["ict_ps"]
+    incasts_done = incasts[incasts["completed"]] if len(incasts) else incasts
+    ict = incasts_done["ict_ps"]
     wall = s.get("wall_s")
     hops = s.get("packet_hops")
     return {
@@ -310,9 +360,11 @@ def headline(results: Results) -> dict[str, float | None]:
         "slowdown_mean": stat(done["slowdown"], None),
         "slowdown_p99": stat(done["slowdown"], 0.99),
         "incasts": float(len(incasts)),
+        "incasts_completed": float(len(incasts_done)),
+        "sim_end_ms": s["sim_end_ps"] / 1e9 if s.get("sim_end_ps") is not None else None,
         "ict_mean_ms": stat(ict, None, 1e9),
         "ict_max_ms": stat(ict, 1.0, 1e9),
-        "ideal_ict_mean_ms": stat(incasts["ideal_ict_ps"], None, 1e9),
+        "ideal_ict_mean_ms": stat(incasts_done["ideal_ict_ps"], None, 1e9),
         "drops": s.get("drops"),
         "marks": s.get("marks"),
         "events": s.get("events"),

@@ -253,6 +253,22 @@ fn le_bytes<'py, T: Copy, const N: usize>(
     Ok(bytes.into_any())
 }
 
+fn nullable<'py, T: Copy + Default, const N: usize>(
+    py: Python<'py>,
+    values: &[Option<T>],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = PyBytes::new_with(py, values.len() * (N + 1), |buf| {
+        let (data, valid) = buf.split_at_mut(values.len() * N);
+        for ((dst, ok), v) in data.chunks_exact_mut(N).zip(valid.iter_mut()).zip(values) {
+            dst.copy_from_slice(&to_le(v.unwrap_or_default()));
+            *ok = u8::from(v.is_some());
+        }
+        Ok(())
+    })?;
+    Ok(bytes.into_any())
+}
+
 fn column_to_py<'py>(
     py: Python<'py>,
     column: &Column,
@@ -264,6 +280,9 @@ fn column_to_py<'py>(
         Column::F64(v) => ("f8", le_bytes(py, v, f64::to_le_bytes)?),
         Column::Bool(v) => ("bool", le_bytes(py, v, |b| [u8::from(b)])?),
         Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+        // Values (0 where missing) then one validity byte per row.
+        Column::OptU64(v) => ("u8?", nullable(py, v, u64::to_le_bytes)?),
+        Column::OptF64(v) => ("f8?", nullable(py, v, f64::to_le_bytes)?),
     })
 }
 

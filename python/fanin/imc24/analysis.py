@@ -76,9 +76,12 @@ def burst_table(results: Results, point: dict[str, Any] | None = None) -> pd.Dat
     b = results.table("bursts")
     resp = results.table("responses")
     t, v = queue_steps(results)
+    # A burst the run's end cut off is looked at up to that end; its counts are null.
+    run_end = int(results.summary.get("sim_end_ps", 0))
     rows = []
     for _, x in b.iterrows():
-        start, end = int(x["start_ps"]), int(x["end_ps"])
+        done = bool(x["completed"])
+        start, end = int(x["start_ps"]), int(x["end_ps"]) if done else run_end
         whole = step_stats(t, v, start, end)
         mid = step_stats(t, v, start + MID_FROM_PS, end - MID_TO_END_PS)
         first = step_stats(t, v, start, min(end, start + FIRST_MS_PS))
@@ -86,7 +89,9 @@ def burst_table(results: Results, point: dict[str, Any] | None = None) -> pd.Dat
         full = np.nonzero(vv >= DISC_CAPACITY_PKTS - 1)[0]
         cw = resp[resp["burst"] == x["burst"]]["start_cwnd_bytes"].to_numpy() / MSS_BYTES
         median_cwnd = float(np.median(cw))
-        if x["timeouts"] > 0:
+        if not done:
+            mode = "unfinished"
+        elif x["timeouts"] > 0:
             mode = "timeouts"
         elif mid["min"] >= K_PKTS and median_cwnd == 1.0:
             mode = "degenerate"
@@ -98,12 +103,12 @@ def burst_table(results: Results, point: dict[str, Any] | None = None) -> pd.Dat
             dict(
                 burst=int(x["burst"]),
                 measured=bool(x["burst"] >= 1),
-                completed=bool(x["completed"]),
-                bct_ms=(end - start) / 1e9 if x["completed"] else float("nan"),
+                completed=done,
+                bct_ms=(end - start) / 1e9 if done else float("nan"),
                 min_bct_ms=wire * 8 / HOST_RATE_BPS * 1e3,
-                throughput_gbps=n * size * 8 / ((end - start) / 1e12) / 1e9 if x["completed"] else float("nan"),
-                drops=int(x["drops"]),
-                timeouts=int(x["timeouts"]),
+                throughput_gbps=n * size * 8 / ((end - start) / 1e12) / 1e9 if done else float("nan"),
+                drops=int(x["drops"]) if done else None,
+                timeouts=int(x["timeouts"]) if done else None,
                 ce_share=float(x["ce_bytes"] / x["rx_bytes"]) if x["rx_bytes"] else float("nan"),
                 mean_queue=whole["mean"],
                 max_queue=whole["max"],
@@ -125,7 +130,10 @@ def burst_table(results: Results, point: dict[str, Any] | None = None) -> pd.Dat
                 bdp_pkts=BDP_PKTS,
             )
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        frame[["drops", "timeouts"]] = frame[["drops", "timeouts"]].astype("Int64")
+    return frame
 
 
 def queue_grid(results: Results, point: dict[str, Any] | None = None) -> pd.DataFrame:

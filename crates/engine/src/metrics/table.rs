@@ -10,6 +10,10 @@ pub enum Column {
     F64(Vec<f64>),
     Bool(Vec<bool>),
     Str(Vec<String>),
+    /// Values that may be missing: work that did not finish by the end of the run has no
+    /// completion time, and a 0 there would read as one (Arrow: a nullable column).
+    OptU64(Vec<Option<u64>>),
+    OptF64(Vec<Option<f64>>),
 }
 
 impl Column {
@@ -21,6 +25,8 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::Bool(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::OptU64(v) => v.len(),
+            Column::OptF64(v) => v.len(),
         }
     }
 

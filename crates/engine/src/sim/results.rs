@@ -53,34 +53,30 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     Results { tables, summary }
 }
 
-fn or_zero(t: u64) -> u64 {
-    if t == NEVER {
-        0
-    } else {
-        t
-    }
+/// A time, or null for one that never came.
+fn known(t: u64) -> Option<u64> {
+    (t != NEVER).then_some(t)
 }
 
 fn flows_table(w: &World, names: &[String]) -> Table {
     let f = &w.flows;
     let col_u64 = |g: &dyn Fn(&super::Flow) -> u64| Column::U64(f.iter().map(g).collect());
-    let fct = |x: &super::Flow| if x.finished() { x.finish - x.start } else { 0 };
+    let opt_u64 = |g: &dyn Fn(&super::Flow) -> Option<u64>| Column::OptU64(f.iter().map(g).collect());
+    let fct = |x: &super::Flow| x.finished().then(|| x.finish - x.start);
     let mut t = Table::new("flows");
     t.push("flow_id", Column::U64((0..f.len() as u64).collect()))
         .push("src", Column::U32(f.iter().map(|x| x.src.0).collect()))
         .push("dst", Column::U32(f.iter().map(|x| x.dst.0).collect()))
         .push("src_name", Column::Str(f.iter().map(|x| names[x.src.idx()].clone()).collect()))
         .push("dst_name", Column::Str(f.iter().map(|x| names[x.dst.idx()].clone()).collect()))
-        .push("size_bytes", col_u64(&|x| if x.size == u64::MAX { 0 } else { x.size }))
+        // A flow without an end (a long-running flow) has no size.
+        .push("size_bytes", opt_u64(&|x| (x.size != u64::MAX).then_some(x.size)))
         .push("start_ps", col_u64(&|x| x.start))
-        .push("recv_done_ps", col_u64(&|x| or_zero(x.recv_done)))
-        .push("finish_ps", col_u64(&|x| or_zero(x.finish)))
-        .push("fct_ps", col_u64(&fct))
+        .push("recv_done_ps", opt_u64(&|x| known(x.recv_done)))
+        .push("finish_ps", opt_u64(&|x| known(x.finish)))
+        .push("fct_ps", opt_u64(&fct))
         .push("ideal_fct_ps", col_u64(&|x| x.ideal_fct))
-        .push(
-            "slowdown",
-            Column::F64(f.iter().map(|x| if x.finished() && x.ideal_fct > 0 { fct(x) as f64 / x.ideal_fct as f64 } else { f64::NAN }).collect()),
-        )
+        .push("slowdown", Column::OptF64(f.iter().map(|x| fct(x).filter(|_| x.ideal_fct > 0).map(|t| t as f64 / x.ideal_fct as f64)).collect()))
         .push("bytes_acked", col_u64(&|x| x.sender.snd_una))
         .push("retx_bytes", col_u64(&|x| x.sender.retx_bytes))
         .push("timeouts", col_u64(&|x| x.sender.timeouts))
@@ -104,10 +100,10 @@ fn incasts_table(w: &World) -> Table {
         .push("receiver", Column::U32(i.iter().map(|x| x.receiver.0).collect()))
         .push("bytes_per_sender", Column::U64(i.iter().map(|x| x.bytes_per_sender).collect()))
         .push("first_start_ps", Column::U64(i.iter().map(|x| x.first_start).collect()))
-        .push("last_finish_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish } else { 0 }).collect()))
-        .push("ict_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_finish - x.first_start } else { 0 }).collect()))
+        .push("last_finish_ps", Column::OptU64(i.iter().map(|x| done(x).then_some(x.last_finish)).collect()))
+        .push("ict_ps", Column::OptU64(i.iter().map(|x| done(x).then(|| x.last_finish - x.first_start)).collect()))
         .push("ideal_ict_ps", Column::U64(i.iter().map(|x| x.ideal).collect()))
-        .push("last_delivery_ps", Column::U64(i.iter().map(|x| if done(x) { x.last_delivery } else { 0 }).collect()))
+        .push("last_delivery_ps", Column::OptU64(i.iter().map(|x| done(x).then_some(x.last_delivery)).collect()))
         .push("completed", Column::Bool(i.iter().map(done).collect()));
     t
 }

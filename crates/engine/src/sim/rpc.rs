@@ -389,18 +389,20 @@ pub fn bursts_table(runs: &[RpcRun]) -> Table {
     let bytes: Vec<u64> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.spec.response_bytes)).collect();
     let done = |x: &BurstRecord| x.end != 0;
     let u = |g: &dyn Fn(&BurstRecord) -> u64| Column::U64(b.iter().map(|x| g(x)).collect());
+    // What a burst's end decides is null until it ends.
+    let at_end = |g: &dyn Fn(&BurstRecord) -> u64| Column::OptU64(b.iter().map(|x| done(x).then(|| g(x))).collect());
     let mut t = Table::new("bursts");
     t.push("workload", Column::U32(b.iter().map(|x| x.workload).collect()))
         .push("burst", Column::U32(b.iter().map(|x| x.burst).collect()))
         .push("degree", Column::U32(degree))
         .push("response_bytes", Column::U64(bytes))
         .push("start_ps", u(&|x| x.start))
-        .push("end_ps", u(&|x| x.end))
-        .push("bct_ps", u(&|x| if done(x) { x.end - x.start } else { 0 }))
+        .push("end_ps", at_end(&|x| x.end))
+        .push("bct_ps", at_end(&|x| x.end - x.start))
         .push("responses_done", Column::U32(b.iter().map(|x| x.responses_done).collect()))
-        .push("drops", u(&|x| if done(x) { x.drops } else { 0 }))
-        .push("marks", u(&|x| if done(x) { x.marks } else { 0 }))
-        .push("timeouts", u(&|x| if done(x) { x.timeouts } else { 0 }))
+        .push("drops", at_end(&|x| x.drops))
+        .push("marks", at_end(&|x| x.marks))
+        .push("timeouts", at_end(&|x| x.timeouts))
         .push("rx_bytes", u(&|x| x.rx_bytes))
         .push("ce_bytes", u(&|x| x.ce_bytes))
         .push("completed", Column::Bool(b.iter().map(|x| done(x)).collect()));
@@ -412,6 +414,7 @@ pub fn responses_table(w: &World, names: &[String]) -> Table {
     let rows: Vec<(u32, &ResponseRecord)> = w.rpcs.iter().flat_map(|r| r.responses.iter().map(move |x| (r.workload, x))).collect();
     let u = |g: &dyn Fn(&ResponseRecord) -> u64| Column::U64(rows.iter().map(|(_, x)| g(x)).collect());
     let done = |x: &ResponseRecord| x.done != 0;
+    let at_done = |g: &dyn Fn(&ResponseRecord) -> u64| Column::OptU64(rows.iter().map(|(_, x)| done(x).then(|| g(x))).collect());
     let mut t = Table::new("responses");
     t.push("workload", Column::U32(rows.iter().map(|(wl, _)| *wl).collect()))
         .push("burst", Column::U32(rows.iter().map(|(_, x)| x.burst).collect()))
@@ -419,11 +422,11 @@ pub fn responses_table(w: &World, names: &[String]) -> Table {
         .push("src_name", Column::Str(rows.iter().map(|(_, x)| names[w.flows[x.flow.idx()].src.idx()].clone()).collect()))
         .push("request_ps", u(&|x| x.request_sent))
         .push("write_ps", u(&|x| x.write))
-        .push("done_ps", u(&|x| x.done))
+        .push("done_ps", at_done(&|x| x.done))
         .push("start_cwnd_bytes", u(&|x| x.start_cwnd))
         .push("start_alpha", Column::F64(rows.iter().map(|(_, x)| x.start_alpha).collect()))
-        .push("end_cwnd_bytes", u(&|x| x.end_cwnd))
-        .push("timeouts", u(&|x| if done(x) { x.timeouts } else { 0 }))
+        .push("end_cwnd_bytes", at_done(&|x| x.end_cwnd))
+        .push("timeouts", at_done(&|x| x.timeouts))
         .push("granted", Column::Bool(rows.iter().map(|(_, x)| x.granted).collect()))
         .push("completed", Column::Bool(rows.iter().map(|(_, x)| done(x)).collect()));
     t

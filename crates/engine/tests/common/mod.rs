@@ -23,9 +23,16 @@ pub fn error(toml: &str) -> ScenarioError {
     }
 }
 
+/// A column of integers; a nullable one must have no nulls (the tests using this expect
+/// finished work).
 pub fn u64s(r: &Results, table: &str, col: &str) -> Vec<u64> {
+    opt_u64s(r, table, col).into_iter().enumerate().map(|(i, v)| v.unwrap_or_else(|| panic!("{col}[{i}] is null"))).collect()
+}
+
+pub fn opt_u64s(r: &Results, table: &str, col: &str) -> Vec<Option<u64>> {
     match r.table(table).unwrap().column(col).unwrap() {
-        Column::U64(v) => v.clone(),
+        Column::U64(v) => v.iter().copied().map(Some).collect(),
+        Column::OptU64(v) => v.clone(),
         other => panic!("{col} is {other:?}"),
     }
 }
