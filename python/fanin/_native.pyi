@@ -8,16 +8,19 @@ class ScenarioError(ValueError):
     args: tuple[str, str, list[str]]
 
 Column = tuple[str, str, bytes | list[str]]
-"""(name, dtype, data): dtype in u8, i8, u4, f8 (little-endian bytes), bool (bytes of 0/1), str (list)."""
+"""(name, dtype, data): dtype in u8, i8, u4, f8 (little-endian bytes), bool (bytes of 0/1), str (list),
+u8? and f8? (nullable: the values, 0 where null, then one validity byte per row)."""
 
-def validate(toml: str, search_dirs: list[str]) -> dict[str, str | int]:
-    """Parses and builds the scenario; returns {"name": str, "seed": int}. Raises ScenarioError."""
+def validate(toml: str, search_dirs: list[str], memory_limit: int | None = None) -> dict[str, str | int]:
+    """Parses and builds the scenario; returns {"name": str, "seed": int}. Raises ScenarioError,
+    also (before building) when the estimated memory need exceeds ``memory_limit`` bytes."""
 
 def run(
     toml: str,
     search_dirs: list[str],
     progress: Callable[[int, int | None], None] | None = None,
     progress_every_ps: int = 0,
+    memory_limit: int | None = None,
 ) -> tuple[dict[str, list[Column]], dict[str, float]]:
     """Runs the scenario with the GIL released; returns (tables, summary).
 
@@ -29,6 +32,9 @@ def run(
     """
 
 def version() -> str: ...
+
+def parse_bytes(text: str) -> int:
+    """A size in the scenario grammar ("8GB", "64KiB") as bytes. Raises ValueError."""
 
 def parse_cm(text: str) -> dict[str, list[int]]:
     """A .cm file's flows as lists src, dst, id, start_ps, size_bytes. Raises ValueError."""

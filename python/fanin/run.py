@@ -11,6 +11,7 @@ from typing import Any
 
 from fanin import _native
 from fanin.errors import native_errors
+from fanin.limits import memory_limit as memory_limit_bytes
 from fanin.results import Results, is_timing
 from fanin.scenario import Scenario
 
@@ -66,27 +67,33 @@ def run(
     progress: bool | ProgressFn = False,
     seed: int | None = None,
     progress_every_ps: int = 0,
+    memory_limit: int | str | None = None,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
     ``progress=True`` shows a progress bar over simulated time; a callable gets
     ``(now_ps, horizon_ps)`` between chunks of ``progress_every_ps`` simulated picoseconds
     (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed.
+    ``memory_limit`` (bytes or a size such as ``"16GB"``; default: see :mod:`fanin.limits`)
+    refuses, before anything is built, a scenario estimated to need more.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
     scenario = _as_scenario(scenario_or_path)
+    limit = memory_limit_bytes(memory_limit)
     if seed is not None:
         scenario = scenario.copy().set("seed", seed)
     text = scenario.to_toml()
-    name, actual_seed = scenario.name, scenario.seed  # asks the engine only if not written
+    if "name" not in scenario or "seed" not in scenario:
+        scenario.validate(memory_limit=limit)  # the engine's defaults, under this run's limit
+    name, actual_seed = scenario.name, scenario.seed
 
     bar = _RichProgress(name) if progress is True else None
     callback: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
     with bar if bar is not None else nullcontext():
         t0 = time.perf_counter()
         with native_errors():
-            tables, summary = _native.run(text, scenario.search_dirs(), callback, progress_every_ps)
+            tables, summary = _native.run(text, scenario.search_dirs(), callback, progress_every_ps, limit)
         wall = time.perf_counter() - t0
 
     summary = dict(summary)

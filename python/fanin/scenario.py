@@ -20,6 +20,7 @@ import tomli_w
 from fanin import _native
 from fanin._fs import atomic_write_bytes
 from fanin.errors import ScenarioError, native_errors
+from fanin.limits import memory_limit as memory_limit_bytes
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "workloads"
 """Workload files shipped with fanin (flow-size CDFs); searched after the scenario's own dir."""
@@ -180,12 +181,14 @@ class Scenario:
 
         return [str(first), str(DATA_DIR), *artifact_dirs()]
 
-    def validate(self) -> dict[str, Any]:
-        """Asks the engine; returns ``{"name", "seed"}`` or raises :class:`ScenarioError`."""
+    def validate(self, *, memory_limit: int | str | None = None) -> dict[str, Any]:
+        """Asks the engine; returns ``{"name", "seed"}`` or raises :class:`ScenarioError`
+        (also for a scenario estimated to need more than ``memory_limit``: see
+        :mod:`fanin.limits`)."""
         text = self.to_toml()
         if self._info is None or self._info[0] != text:
             with native_errors():
-                self._info = (text, dict(_native.validate(text, self.search_dirs())))
+                self._info = (text, dict(_native.validate(text, self.search_dirs(), memory_limit_bytes(memory_limit))))
         return dict(self._info[1])
 
     @property

@@ -132,9 +132,16 @@ fn load_file(search_dirs: &[String], name: &str) -> Result<String, String> {
 fn build(
     toml: &str,
     search_dirs: &[String],
+    memory_limit: Option<u64>,
 ) -> Result<Result<(String, u64, Simulation), EngineError>, InternalError> {
     guarded(|| {
         let spec = parse_scenario(toml, &|name: &str| load_file(search_dirs, name))?;
+        if let Some(limit) = memory_limit {
+            fanin_engine::sim::memory::check(&spec, limit).map_err(|mut e| {
+                e.message.push_str(" (FANIN_MEMORY_LIMIT or memory_limit= sets it)");
+                e
+            })?;
+        }
         let sim = Simulation::new(&spec)?;
         Ok((spec.name.clone(), spec.seed, sim))
     })
@@ -142,15 +149,18 @@ fn build(
 
 // ---------------------------------------------------------------- functions
 
-/// Checks a scenario; returns `{"name": str, "seed": int}` or raises `ScenarioError`.
+/// Checks a scenario; returns `{"name": str, "seed": int}` or raises `ScenarioError`. With
+/// `memory_limit` (bytes), a scenario estimated to need more is refused before it is built.
 #[pyfunction]
+#[pyo3(signature = (toml, search_dirs, memory_limit=None))]
 fn validate<'py>(
     py: Python<'py>,
     toml: &str,
     search_dirs: Vec<String>,
+    memory_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let built =
-        py.allow_threads(|| build(toml, &search_dirs).map(|r| r.map(|(n, s, _sim)| (n, s))))?;
+        py.allow_threads(|| build(toml, &search_dirs, memory_limit).map(|r| r.map(|(n, s, _sim)| (n, s))))?;
     let (name, seed) = built.map_err(|e| scenario_error(&e))?;
     let out = PyDict::new(py);
     out.set_item("name", name)?;
@@ -163,17 +173,19 @@ fn validate<'py>(
 /// The summary gains `wall_s` (seconds spent in the run loop, unless the engine reports it)
 /// and `setup_wall_s` (parsing and building). Between chunks it calls
 /// `progress(now_ps, horizon_ps)` and checks for Ctrl-C. Returns `(tables, summary)`.
+/// `memory_limit` as in `validate`.
 #[pyfunction]
-#[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0))]
+#[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0, memory_limit=None))]
 fn run<'py>(
     py: Python<'py>,
     toml: &str,
     search_dirs: Vec<String>,
     progress: Option<Bound<'py, PyAny>>,
     progress_every_ps: u64,
+    memory_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let setup = Instant::now();
-    let built = py.allow_threads(|| build(toml, &search_dirs))?;
+    let built = py.allow_threads(|| build(toml, &search_dirs, memory_limit))?;
     let (_name, _seed, mut sim) = built.map_err(|e| scenario_error(&e))?;
     let setup_wall = setup.elapsed();
     let mut run_wall = Duration::ZERO;
@@ -286,6 +298,13 @@ fn column_to_py<'py>(
     })
 }
 
+/// A size in the scenario files' grammar ("8GB", "64KiB", "1500B") as bytes; raises
+/// `ValueError` naming what is accepted.
+#[pyfunction]
+fn parse_bytes(text: &str) -> PyResult<u64> {
+    fanin_engine::units::parse_bytes(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
@@ -293,6 +312,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     for f in [wrap_pyfunction!(workloads::parse_cm, m)?, wrap_pyfunction!(workloads::format_cm, m)?, wrap_pyfunction!(workloads::mixed_poisson, m)?] {
         m.add_function(f)?;
     }

@@ -3,6 +3,7 @@
 mod build;
 mod endpoints;
 mod flow;
+pub mod memory;
 mod proxy;
 mod results;
 mod rpc;

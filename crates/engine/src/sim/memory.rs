@@ -1,0 +1,157 @@
+//! What a scenario will need in memory, known before anything large is built: a topology or
+//! a recording too large for the machine must end in one line naming the field, not in an
+//! allocation failure that kills the process (and a Python interpreter with it).
+//!
+//! The estimate counts what grows with the scenario's size and is allocated up front or
+//! steadily: the routing table (a cell per node and host), the ports, the flows, and the
+//! series a `[record]` entry fills over the run's duration. Packets in flight, queue-event
+//! traces and window samples depend on the run's dynamics and are left out, so the figure
+//! is a lower bound; the tables returned to Python roughly double the recorded part.
+
+use super::flow::Flow;
+use crate::metrics::hosts::Bin;
+use crate::net::PortState;
+use crate::scenario::ValidSpec;
+use crate::units::{Time, PS_PER_SEC};
+use crate::workload::Workload;
+use crate::ScenarioError;
+
+/// One part of the estimate: the scenario field that causes it, how, and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Need {
+    pub field: &'static str,
+    pub what: String,
+    pub bytes: u64,
+}
+
+/// Bytes of one queue-series sample (time, port, bytes, packets, phantom bytes).
+const QUEUE_SAMPLE_BYTES: u64 = 8 + 4 + 8 + 8 + 8;
+/// Bytes of one rate sample (time, flow, acked, rate, sent, sent rate).
+const RATE_SAMPLE_BYTES: u64 = 6 * 8;
+
+/// The parts of `spec`'s memory need that can be known before it is built, largest first.
+pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
+    let topo = &spec.topology;
+    let (nodes, hosts, ports) = (topo.nodes.len() as u64, topo.hosts.len() as u64, topo.port_count() as u64);
+    let flows = flow_count(spec);
+    let mut needs = vec![
+        Need { field: "topology", what: format!("routing table: {nodes} nodes x {hosts} hosts x 4 bytes"), bytes: nodes * hosts * 4 },
+        Need { field: "topology", what: format!("{ports} ports"), bytes: ports * std::mem::size_of::<PortState>() as u64 },
+        Need { field: "workload", what: format!("{flows} flows"), bytes: flows * std::mem::size_of::<Flow>() as u64 },
+    ];
+    if let Some(end) = spec.duration {
+        let r = &spec.record;
+        if let Some((interval, ports)) = &r.queues {
+            let samples = end / (*interval).max(1);
+            let bytes = samples.saturating_mul(ports.len() as u64).saturating_mul(QUEUE_SAMPLE_BYTES);
+            needs.push(Need { field: "record.queues", what: format!("{} ports x {samples} samples", ports.len()), bytes });
+        }
+        if let Some((bin, hosts)) = &r.hosts {
+            let bins = end / (*bin).max(1);
+            let bytes = bins.saturating_mul(hosts.len() as u64).saturating_mul(std::mem::size_of::<Bin>() as u64);
+            needs.push(Need { field: "record.hosts", what: format!("{} hosts x {bins} bins", hosts.len()), bytes });
+        }
+        if let Some(interval) = r.rates {
+            let samples = end / interval.max(1);
+            let bytes = samples.saturating_mul(flows).saturating_mul(RATE_SAMPLE_BYTES);
+            needs.push(Need { field: "record.rates", what: format!("{flows} flows x {samples} samples"), bytes });
+        }
+    }
+    needs.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    needs
+}
+
+/// The flows the workloads will create (a Poisson workload's expected count).
+fn flow_count(spec: &ValidSpec) -> u64 {
+    spec.workloads
+        .iter()
+        .map(|w| match w {
+            Workload::Incast(i) => i.senders.len() as u64 * i.count.max(1) as u64,
+            Workload::Poisson(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), p.stop.saturating_sub(p.start)),
+            Workload::Permutation(p) => p.hosts.len() as u64,
+            Workload::Flows(f) => f.len() as u64,
+            Workload::MixedPoisson(m) => m.flows as u64,
+            Workload::RpcIncast(r) => r.senders.len() as u64,
+            // The senders' connections to the proxy and the proxy's onward ones.
+            Workload::ProxyIncast(p) => 2 * p.incast.senders.len() as u64 * p.incast.count.max(1) as u64,
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// Flows of mean size `mean_bytes` offered at `bps` over `span`.
+fn poisson_flows(bps: f64, mean_bytes: f64, span: Time) -> u64 {
+    if mean_bytes <= 0.0 {
+        return 0;
+    }
+    let n = bps / 8.0 / mean_bytes * (span as f64 / PS_PER_SEC as f64);
+    if n.is_finite() {
+        n.min(u64::MAX as f64) as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// Refuses a scenario whose estimate exceeds `limit_bytes`, naming the largest part's field.
+pub fn check(spec: &ValidSpec, limit_bytes: u64) -> Result<(), ScenarioError> {
+    let needs = estimate(spec);
+    let total = needs.iter().map(|n| n.bytes).fold(0, u64::saturating_add);
+    if total <= limit_bytes {
+        return Ok(());
+    }
+    let top = &needs[0];
+    Err(ScenarioError::new(
+        top.field,
+        format!(
+            "the run would need at least {} before it starts ({}: {}), over the memory limit of {}",
+            gigabytes(total),
+            top.what,
+            gigabytes(top.bytes),
+            gigabytes(limit_bytes)
+        ),
+    ))
+}
+
+fn gigabytes(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_scenario;
+
+    fn star(senders: u32, extra: &str) -> ValidSpec {
+        let toml = format!(
+            "name = \"m\"\nduration = \"10ms\"\n[topology]\nkind = \"star\"\nsenders = {senders}\n\
+             host_link = {{ rate = \"10Gbps\", delay = \"1us\" }}\n\
+             [[workload]]\nkind = \"incast\"\ndegree = {senders}\nbytes_per_sender = \"1KB\"\n{extra}"
+        );
+        parse_scenario(&toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_routing_table_grows_with_nodes_times_hosts() {
+        let s = star(1000, "");
+        let routing = estimate(&s).into_iter().find(|n| n.what.starts_with("routing")).unwrap();
+        // 1001 hosts and one switch.
+        assert_eq!(routing.bytes, 1002 * 1001 * 4);
+        assert!(check(&s, 1 << 30).is_ok());
+    }
+
+    #[test]
+    fn a_star_of_100000_senders_is_refused_before_it_is_built() {
+        let s = star(100_000, "");
+        let e = check(&s, 8_000_000_000).unwrap_err();
+        assert_eq!(e.path, "topology");
+        assert!(e.to_string().contains("routing table: 100002 nodes x 100001 hosts"), "{e}");
+        assert!(e.to_string().contains("40.0 GB"), "{e}");
+    }
+
+    #[test]
+    fn a_queue_series_names_its_record_field() {
+        let s = star(64, "[record]\nqueues = { ports = \"all\", interval = \"1ns\" }\n");
+        let e = check(&s, 1 << 30).unwrap_err();
+        assert_eq!(e.path, "record.queues");
+        assert!(e.to_string().contains("samples"), "{e}");
+    }
+}
