@@ -7,12 +7,13 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 from fanin import _native
-from fanin.errors import native_errors
 from fanin.results import Results, is_timing
-from fanin.scenario import Scenario
+from fanin.scenario import DataDirs, Scenario
+from fanin.scenario_files import engine_errors
 
 ProgressFn = Callable[[int, "int | None"], None]
 """Called between chunks of the run with ``(now_ps, horizon_ps or None)``."""
@@ -23,10 +24,15 @@ def scenario_hash(toml_text: str, seed: int) -> str:
     return hashlib.sha256(f"{toml_text}\nseed = {seed}\n".encode()).hexdigest()
 
 
-def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str]) -> Scenario:
-    if isinstance(scenario_or_path, Scenario):
+def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str], data_dirs: DataDirs) -> Scenario:
+    if not isinstance(scenario_or_path, Scenario):
+        return Scenario.load(scenario_or_path, data_dirs=data_dirs)
+    extra = list(data_dirs)
+    if not extra:
         return scenario_or_path
-    return Scenario.load(scenario_or_path)
+    scenario = scenario_or_path.copy()
+    scenario.data_dirs += [Path(d).resolve() for d in extra]
+    return scenario
 
 
 class _RichProgress:
@@ -66,6 +72,7 @@ def run(
     progress: bool | ProgressFn = False,
     seed: int | None = None,
     progress_every_ps: int = 0,
+    data_dirs: DataDirs = (),
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
@@ -73,20 +80,22 @@ def run(
     ``(now_ps, horizon_ps)`` between chunks of ``progress_every_ps`` simulated picoseconds
     (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
+    Files the scenario names are read from its own folder, ``data_dirs`` and fanin's data only.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
-    scenario = _as_scenario(scenario_or_path)
+    scenario = _as_scenario(scenario_or_path, data_dirs)
     if seed is not None:
         scenario = scenario.copy().set("seed", seed)
     text = scenario.to_toml()
     name, actual_seed = scenario.name, scenario.seed  # asks the engine only if not written
+    engine_text, files = scenario.engine_input()
 
     bar = _RichProgress(name) if progress is True else None
     callback: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
     with bar if bar is not None else nullcontext():
         t0 = time.perf_counter()
-        with native_errors():
-            tables, summary = _native.run(text, scenario.search_dirs(), callback, progress_every_ps)
+        with engine_errors(files):  # no folders to search: the engine reads only the resolved files
+            tables, summary = _native.run(engine_text, [], callback, progress_every_ps)
         wall = time.perf_counter() - t0
 
     summary = dict(summary)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from fanin import _native
 from fanin._fs import atomic_write_bytes
+from fanin.scenario_files import without_text
 
 PACKAGE_DATA = Path(__file__).resolve().parent / "data"
 UNO_DIR = PACKAGE_DATA / "uno"
@@ -61,7 +62,7 @@ def read_cm(path: str | os.PathLike[str]) -> pd.DataFrame:
     try:
         cols = _native.parse_cm(p.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise ValueError(f"{p}: {exc}") from None
+        raise ValueError(f"{p}: {without_text(str(exc))}") from None
     return pd.DataFrame(cols).astype({"src": "int64", "dst": "int64", "id": "int64", "start_ps": "int64", "size_bytes": "int64"})
 
 
@@ -98,8 +99,15 @@ def mixed_poisson(
     if intra_fraction > 0.0 and per_dc < 2:
         raise ValueError("intra_fraction above 0 needs at least 2 hosts per datacenter")
     dc_of = [h // per_dc for h in range(hosts)]
-    texts = [find(n).read_text(encoding="utf-8") for n in (intra_sizes, inter_sizes)]
-    cols = _native.mixed_poisson(dc_of, nic_rate_bps, load, intra_fraction, texts[0], texts[1], flows, seed, index)
+    paths = [find(n) for n in (intra_sizes, inter_sizes)]
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    try:
+        cols = _native.mixed_poisson(dc_of, nic_rate_bps, load, intra_fraction, texts[0], texts[1], flows, seed, index)
+    except ValueError as exc:  # "intra CDF <what is wrong>": name the file, leave its text out
+        which, _, what = str(exc).partition(" CDF ")
+        if which not in ("intra", "inter") or not what:
+            raise
+        raise ValueError(f"{paths[0 if which == 'intra' else 1]}: {without_text(what)}") from None
     df = pd.DataFrame(cols).astype({"src": "int64", "dst": "int64", "start_ps": "int64", "size_bytes": "int64"})
     df["inter_dc"] = (df["src"] // per_dc) != (df["dst"] // per_dc)
     return df
