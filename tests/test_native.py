@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,3 +61,22 @@ def test_progress_exception_stops_the_run() -> None:
 
     with pytest.raises(KeyError, match="stop here"):
         _native.run(s.to_toml(), s.search_dirs(), boom, 1_000_000)
+
+
+def test_the_engine_opens_files_only_inside_its_search_folders(tmp_path: Path) -> None:
+    """Python checks file fields first; the engine refuses on its own too (defence in depth)."""
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("1 0\n2 1\n")
+    inside = tmp_path / "data"
+    inside.mkdir()
+    (inside / "escape.txt").symlink_to(secret)
+    d = small_incast_dict() | {"duration": "1ms"}
+    for name in (str(secret), "../outside/secret.txt", "escape.txt"):
+        d["workload"] = [{"kind": "poisson", "load": 0.1, "sizes": name}]
+        with pytest.raises(_native.ScenarioError) as e:
+            _native.validate(Scenario.from_dict(d).to_toml(), [str(inside)])
+        assert "not found in" in e.value.args[0] and "1 0" not in e.value.args[0]
+    (inside / "mine.txt").write_text("1 0\n2 1\n")
+    d["workload"] = [{"kind": "poisson", "load": 0.1, "sizes": "mine.txt"}]
+    assert _native.validate(Scenario.from_dict(d).to_toml(), [str(inside)])["name"]

@@ -50,6 +50,20 @@ def user_errors() -> Iterator[None]:
         fail("interrupted", code=130)
 
 
+DataDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--data-dir", help="also read the files a scenario names from this folder (repeatable)"),
+]
+
+
+def data_dirs(dirs: list[Path] | None) -> list[Path]:
+    """The --data-dir folders, each checked to exist."""
+    for d in dirs or []:
+        if not d.is_dir():
+            fail(f"--data-dir {d}: no such folder")
+    return list(dirs or [])
+
+
 def _fmt(value: float | None, spec: str = ",.0f", unit: str = "") -> str:
     return "-" if value is None else f"{value:{spec}}{unit}"
 
@@ -90,6 +104,7 @@ def run_cmd(
     seed: Annotated[int | None, typer.Option(help="override the scenario's seed")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar, no summary")] = False,
     plot: Annotated[Path | None, typer.Option(help="also write the queue + FCT figure to this PNG")] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Run a scenario and write its results to a directory."""
     from fanin.results import headline, unfinished
@@ -97,7 +112,7 @@ def run_cmd(
 
     with user_errors():
         check_replaceable(output)  # before a long run, not after it
-        results = run(scenario, progress=not quiet, seed=seed)
+        results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir))
         results.to_parquet(output)
         if plot is not None:
             from fanin.plot import queue_and_fct
@@ -112,12 +127,15 @@ def run_cmd(
 
 
 @app.command()
-def validate(scenario: Annotated[Path, typer.Argument(help="scenario TOML file")]) -> None:
+def validate(
+    scenario: Annotated[Path, typer.Argument(help="scenario TOML file")],
+    data_dir: DataDirOption = None,
+) -> None:
     """Check a scenario without running it."""
     from fanin.scenario import Scenario
 
     with user_errors():
-        info = Scenario.load(scenario).validate()
+        info = Scenario.load(scenario, data_dirs=data_dirs(data_dir)).validate()
     out.print(f"ok: {escape(str(info['name']))}")
 
 

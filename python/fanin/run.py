@@ -7,13 +7,14 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 from fanin import _native
-from fanin.errors import native_errors
 from fanin.limits import memory_limit as memory_limit_bytes
 from fanin.results import Results, is_timing
-from fanin.scenario import Scenario
+from fanin.scenario import DataDirs, Scenario
+from fanin.scenario_files import engine_errors
 
 ProgressFn = Callable[[int, "int | None"], None]
 """Called between chunks of the run with ``(now_ps, horizon_ps or None)``."""
@@ -24,10 +25,15 @@ def scenario_hash(toml_text: str, seed: int) -> str:
     return hashlib.sha256(f"{toml_text}\nseed = {seed}\n".encode()).hexdigest()
 
 
-def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str]) -> Scenario:
-    if isinstance(scenario_or_path, Scenario):
+def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str], data_dirs: DataDirs) -> Scenario:
+    if not isinstance(scenario_or_path, Scenario):
+        return Scenario.load(scenario_or_path, data_dirs=data_dirs)
+    extra = list(data_dirs)
+    if not extra:
         return scenario_or_path
-    return Scenario.load(scenario_or_path)
+    scenario = scenario_or_path.copy()
+    scenario.data_dirs += [Path(d).resolve() for d in extra]
+    return scenario
 
 
 class _RichProgress:
@@ -67,6 +73,7 @@ def run(
     progress: bool | ProgressFn = False,
     seed: int | None = None,
     progress_every_ps: int = 0,
+    data_dirs: DataDirs = (),
     memory_limit: int | str | None = None,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
@@ -77,9 +84,10 @@ def run(
     ``memory_limit`` (bytes or a size such as ``"16GB"``; default: see :mod:`fanin.limits`)
     refuses, before anything is built, a scenario estimated to need more.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
+    Files the scenario names are read from its own folder, ``data_dirs`` and fanin's data only.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
-    scenario = _as_scenario(scenario_or_path)
+    scenario = _as_scenario(scenario_or_path, data_dirs)
     limit = memory_limit_bytes(memory_limit)
     if seed is not None:
         scenario = scenario.copy().set("seed", seed)
@@ -87,13 +95,14 @@ def run(
     if "name" not in scenario or "seed" not in scenario:
         scenario.validate(memory_limit=limit)  # the engine's defaults, under this run's limit
     name, actual_seed = scenario.name, scenario.seed
+    engine_text, files = scenario.engine_input()
 
     bar = _RichProgress(name) if progress is True else None
     callback: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
     with bar if bar is not None else nullcontext():
         t0 = time.perf_counter()
-        with native_errors():
-            tables, summary = _native.run(text, scenario.search_dirs(), callback, progress_every_ps, limit)
+        with engine_errors(files):  # the resolved files; the engine too reads only inside the roots
+            tables, summary = _native.run(engine_text, scenario.search_dirs(), callback, progress_every_ps, limit)
         wall = time.perf_counter() - t0
 
     summary = dict(summary)

@@ -1,14 +1,14 @@
 """What identifies a cached run: the canonical scenario, the seed, the engine binary, the
-contents of every file the scenario names, and the tables kept. Two runs with the same key
-give byte-identical results, so the sweep cache reuses one for the other."""
+contents of the files its file fields name (those the engine reads), and the tables kept.
+Two runs with the same key give byte-identical results, so the sweep cache reuses one for
+the other."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from fanin.scenario import Scenario
 
@@ -21,37 +21,24 @@ def engine_hash() -> str:
     if _ENGINE is None:
         from fanin import _native
 
-        h = hashlib.sha256(_native.version().encode())
-        with open(_native.__file__, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        _ENGINE = h.hexdigest()
+        _ENGINE = _file_sha256(Path(_native.__file__), prefix=_native.version().encode())
     return _ENGINE
 
 
-def _strings(node: Any) -> Iterable[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, Mapping):
-        for v in node.values():
-            yield from _strings(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _strings(v)
+def _file_sha256(path: Path, prefix: bytes = b"") -> str:
+    """sha256 of ``prefix`` followed by the file's bytes."""
+    h = hashlib.sha256(prefix)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _named_files(scenario: Scenario) -> list[tuple[str, str]]:
-    """(name, sha256) of every file the scenario names, found where the engine looks."""
-    found = []
-    for s in sorted(set(_strings(scenario.data))):
-        if "/" not in s and "." not in s:
-            continue
-        for d in scenario.search_dirs():
-            p = Path(d) / s
-            if p.is_file():
-                found.append((s, hashlib.sha256(p.read_bytes()).hexdigest()))
-                break
-    return found
+    """(name, sha256) of each file the engine reads for the scenario, by name; no other string
+    counts, even one that happens to name a file. (The shape of earlier keys, so runs cached
+    before stay cached.)"""
+    return sorted({(f.name, _file_sha256(f.path)) for f in scenario.named_files()})
 
 
 def run_key(scenario: Scenario, seed: int, tables: Sequence[str] | None = None) -> str:

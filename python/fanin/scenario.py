@@ -11,7 +11,7 @@ import itertools
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,9 @@ import tomli_w
 
 from fanin import _native
 from fanin._fs import atomic_write_bytes
-from fanin.errors import ScenarioError, native_errors
+from fanin.errors import ScenarioError
 from fanin.limits import memory_limit as memory_limit_bytes
+from fanin.scenario_files import NamedFile, engine_errors, engine_text, resolve_all
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "workloads"
 """Workload files shipped with fanin (flow-size CDFs); searched after the scenario's own dir."""
@@ -28,6 +29,11 @@ DATA_DIR = Path(__file__).resolve().parent / "data" / "workloads"
 _PART = re.compile(r"^([^\[\]]*)((?:\[-?\d+\])*)$")
 _INDEX = re.compile(r"\[(-?\d+)\]")
 _MISSING: Any = object()
+MAX_NESTING = 64
+"""Arrays and tables deeper than this are refused: no scenario needs them, and Python's and
+the engine's TOML parsers give up at a few hundred and about 80."""
+
+DataDirs = Iterable[str | os.PathLike[str]]
 
 
 def split_path(path: str) -> list[str | int]:
@@ -54,9 +60,13 @@ class Scenario:
     32
     """
 
-    def __init__(self, data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] | None = None, data_dirs: DataDirs = ()
+    ) -> None:
         self._data: dict[str, Any] = _copy.deepcopy(dict(data))
         self.base_dir: Path | None = Path(base_dir).resolve() if base_dir is not None else None
+        # Folders besides base_dir and fanin's data that the files a scenario names may come from.
+        self.data_dirs: list[Path] = [Path(d).resolve() for d in data_dirs]
         # The text the document came from, kept (comments and all) while it is unedited.
         self._source: str | None = None
         self._source_data: dict[str, Any] | None = None
@@ -65,34 +75,39 @@ class Scenario:
     # ------------------------------------------------------------ construction
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Scenario:
-        """Reads a TOML scenario file; files it names resolve against its directory."""
+    def load(cls, path: str | os.PathLike[str], *, data_dirs: DataDirs = ()) -> Scenario:
+        """Reads a TOML scenario file; files it names resolve in its directory, then in
+        ``data_dirs``, then in fanin's data."""
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
-        return cls.from_toml(p.read_text(encoding="utf-8"), base_dir=p.parent, origin=str(p))
+        return cls.from_toml(read_text(p), base_dir=p.parent, origin=str(p), data_dirs=data_dirs)
 
     @classmethod
     def from_toml(
-        cls, text: str, base_dir: str | os.PathLike[str] | None = None, *, origin: str = "scenario"
+        cls,
+        text: str,
+        base_dir: str | os.PathLike[str] | None = None,
+        *,
+        origin: str = "scenario",
+        data_dirs: DataDirs = (),
     ) -> Scenario:
         """Parses TOML text. ``base_dir`` is where files it names are looked up first."""
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError("", f"{origin} is not valid TOML: {exc}") from None
-        s = cls(data, base_dir=base_dir)
+        data = parse_toml(text, origin)
+        s = cls(data, base_dir=base_dir, data_dirs=data_dirs)
         s._source, s._source_data = text, _copy.deepcopy(data)
         return s
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None) -> Scenario:
+    def from_dict(
+        cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] | None = None, *, data_dirs: DataDirs = ()
+    ) -> Scenario:
         """A scenario from a nested dict (copied)."""
-        return cls(data, base_dir=base_dir)
+        return cls(data, base_dir=base_dir, data_dirs=data_dirs)
 
     def copy(self) -> Scenario:
-        """An independent copy (same base directory)."""
-        other = Scenario(self._data, base_dir=self.base_dir)
+        """An independent copy (same base directory and data folders)."""
+        other = Scenario(self._data, base_dir=self.base_dir, data_dirs=self.data_dirs)
         other._source, other._source_data = self._source, _copy.deepcopy(self._source_data)
         return other
 
@@ -175,19 +190,29 @@ class Scenario:
     # ------------------------------------------------------------ engine
 
     def search_dirs(self) -> list[str]:
-        """Where files named by the scenario are looked up, in order."""
+        """Where files named by the scenario are looked up, in order; nothing outside them is read."""
         first = self.base_dir if self.base_dir is not None else Path.cwd()
         from fanin.workloads import artifact_dirs  # the .cm traffic matrices
 
-        return [str(first), str(DATA_DIR), *artifact_dirs()]
+        return [str(first), *map(str, self.data_dirs), str(DATA_DIR), *artifact_dirs()]
+
+    def named_files(self) -> list[NamedFile]:
+        """The files the engine will read for this scenario, resolved; raises :class:`ScenarioError`
+        for one it may not read or cannot find."""
+        return resolve_all(self._data, [Path(d) for d in self.search_dirs()])
+
+    def engine_input(self) -> tuple[str, list[NamedFile]]:
+        """The TOML the engine is given (file fields as resolved paths) and the files it names."""
+        files = self.named_files()
+        return engine_text(self._data, self.to_toml(), files), files
 
     def validate(self, *, memory_limit: int | str | None = None) -> dict[str, Any]:
         """Asks the engine; returns ``{"name", "seed"}`` or raises :class:`ScenarioError`
         (also for a scenario estimated to need more than ``memory_limit``: see
         :mod:`fanin.limits`)."""
-        text = self.to_toml()
+        text, files = self.engine_input()
         if self._info is None or self._info[0] != text:
-            with native_errors():
+            with engine_errors(files):  # the resolved files; the engine too reads only inside the roots
                 self._info = (text, dict(_native.validate(text, self.search_dirs(), memory_limit_bytes(memory_limit))))
         return dict(self._info[1])
 
@@ -200,3 +225,42 @@ class Scenario:
     def seed(self) -> int:
         value = self._data.get("seed")
         return value if isinstance(value, int) and not isinstance(value, bool) else int(self.validate()["seed"])
+
+
+# ------------------------------------------------------------ reading TOML
+
+
+def read_text(path: Path) -> str:
+    """A TOML file's text; bytes that are not UTF-8 are one :class:`ScenarioError` naming where."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ScenarioError("", f"{path} is not UTF-8 text (line {line}, byte offset {e.start})") from None
+
+
+def _depth(node: Any) -> int:
+    """How deeply arrays and tables nest, counted without recursion."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_NESTING:  # deeper than that is refused whatever lies below
+            children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            stack += [(c, depth + 1) for c in children if isinstance(c, dict | list)]
+    return deepest
+
+
+def parse_toml(text: str, origin: str) -> dict[str, Any]:
+    """The document, or one :class:`ScenarioError` naming ``origin`` (syntax, nesting)."""
+    too_deep = ScenarioError("", f"{origin} is not valid TOML: arrays or tables nested more than {MAX_NESTING} deep")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError("", f"{origin} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise too_deep from None
+    if _depth(data) > MAX_NESTING:
+        raise too_deep
+    return data

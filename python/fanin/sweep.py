@@ -20,7 +20,7 @@ import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from fanin._fs import MANIFEST, atomic_write_bytes
 from fanin.derive_ref import Derive, DeriveRef, load_module  # noqa: F401 (load_module: re-exported)
 from fanin.run_key import default_cache, run_key
 from fanin.results import TIMING, Results
-from fanin.scenario import Scenario
+from fanin.scenario import DataDirs, Scenario
 
 """Reduces one run to a small table: ``derive(results, point) -> DataFrame``."""
 ProgressFn = Callable[[int, int], None]
@@ -187,15 +187,19 @@ class Sweep:
     # ------------------------------------------------------------ files
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], base_dir: str | os.PathLike[str], *, where: str = "sweep") -> Sweep:
-        """A sweep from its TOML form (docs/catalog.md); scenario files resolve in ``base_dir``."""
+    def from_dict(
+        cls, d: Mapping[str, Any], base_dir: str | os.PathLike[str], *, where: str = "sweep", data_dirs: DataDirs = ()
+    ) -> Sweep:
+        """A sweep from its TOML form (docs/catalog.md); scenario files resolve in ``base_dir``,
+        the files they name in their own folder, ``data_dirs`` and fanin's data."""
+        dirs = list(data_dirs)  # read once per scenario file
         allowed = {"scenario", "axes", "zip", "variants", "seeds", "set", "tables", "name"}
         unknown = set(d) - allowed
         if unknown:
             raise SweepError(where, f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(allowed))})")
         if "scenario" not in d:
             raise SweepError(where, "missing `scenario` (the base scenario's TOML file)")
-        base = _load_scenario(Path(base_dir), d["scenario"], f"{where}.scenario")
+        base = _load_scenario(Path(base_dir), d["scenario"], f"{where}.scenario", dirs)
 
         def axes(spec: Any, at: str) -> dict[str, Axis | list[Any]]:
             if not isinstance(spec, Mapping):
@@ -216,7 +220,7 @@ class Sweep:
                 raise SweepError(f"{where}.variants.{label}", "expected a table of overrides")
             overrides = {k: x for k, x in v.items() if k != "scenario"}
             other = (
-                _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario")
+                _load_scenario(Path(base_dir), v["scenario"], f"{where}.variants.{label}.scenario", dirs)
                 if "scenario" in v
                 else None
             )
@@ -248,14 +252,14 @@ class Sweep:
         return sweep
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Sweep:
-        """Reads a sweep TOML file (its keys at top level)."""
+    def load(cls, path: str | os.PathLike[str], *, data_dirs: DataDirs = ()) -> Sweep:
+        """Reads a sweep TOML file (its keys at top level); ``data_dirs`` as in :meth:`Scenario.load`."""
         p = Path(path)
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as e:
             raise SweepError(str(p), f"not valid TOML: {e}") from None
-        return cls.from_dict(data, p.parent, where=str(p))
+        return cls.from_dict(data, p.parent, where=str(p), data_dirs=data_dirs)
 
     # ------------------------------------------------------------ running
 
@@ -278,13 +282,13 @@ class Sweep:
         return run_sweeps([(self, derive)], jobs=jobs, cache=cache, progress=progress, executor=executor)[0]
 
 
-def _load_scenario(base_dir: Path, name: Any, where: str) -> Scenario:
+def _load_scenario(base_dir: Path, name: Any, where: str, data_dirs: DataDirs) -> Scenario:
     if not isinstance(name, str):
         raise SweepError(where, "expected a file name")
     path = base_dir / name
     if not path.is_file():
         raise SweepError(where, f"scenario file not found: {path}")
-    return Scenario.load(path)
+    return Scenario.load(path, data_dirs=data_dirs)
 
 
 # ---------------------------------------------------------------- running the tasks
@@ -299,6 +303,7 @@ class _Task:
     labels: dict[str, Any]
     tables: list[str] | None
     derives: list[DeriveRef]
+    data_dirs: list[str] = field(default_factory=list)
 
     def done(self) -> bool:
         d = Path(self.run_dir)
@@ -317,7 +322,7 @@ def _execute(task: _Task) -> bool:
     # Derive needs the full tables: reload only if nothing was left out of the cache.
     ran = not have_run or task.tables is not None
     if ran:
-        scenario = Scenario.from_toml(task.toml, base_dir=task.base_dir)
+        scenario = Scenario.from_toml(task.toml, base_dir=task.base_dir, data_dirs=task.data_dirs)
         results = run(scenario, seed=task.seed)
     else:
         results = Results.from_parquet(d)
@@ -389,7 +394,8 @@ def _tasks(sweep: Sweep, derives: list[DeriveRef], cache: Path) -> list[_Task]:
         key = run_key(p.scenario, p.seed, sweep.tables)
         base_dir = str(p.scenario.base_dir) if p.scenario.base_dir is not None else None
         run_dir = cache / key[:2] / key
-        tasks.append(_Task(str(run_dir), p.scenario.to_toml(), base_dir, p.seed, p.labels, sweep.tables, derives))
+        dirs = [str(d) for d in p.scenario.data_dirs]
+        tasks.append(_Task(str(run_dir), p.scenario.to_toml(), base_dir, p.seed, p.labels, sweep.tables, derives, dirs))
     return tasks
 
 
@@ -462,7 +468,7 @@ def _merged(tasks: list[_Task]) -> list[_Task]:
     by_dir: dict[str, _Task] = {}
     for t in tasks:
         if t.run_dir not in by_dir:
-            by_dir[t.run_dir] = _Task(t.run_dir, t.toml, t.base_dir, t.seed, t.labels, t.tables, list(t.derives))
+            by_dir[t.run_dir] = replace(t, derives=list(t.derives))
         else:
             have = by_dir[t.run_dir].derives
             have += [r for r in t.derives if all(r.path(Path("")) != h.path(Path("")) for h in have)]

@@ -98,8 +98,15 @@ def mixed_poisson(
     if intra_fraction > 0.0 and per_dc < 2:
         raise ValueError("intra_fraction above 0 needs at least 2 hosts per datacenter")
     dc_of = [h // per_dc for h in range(hosts)]
-    texts = [find(n).read_text(encoding="utf-8") for n in (intra_sizes, inter_sizes)]
-    cols = _native.mixed_poisson(dc_of, nic_rate_bps, load, intra_fraction, texts[0], texts[1], flows, seed, index)
+    paths = [find(n) for n in (intra_sizes, inter_sizes)]
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    try:
+        cols = _native.mixed_poisson(dc_of, nic_rate_bps, load, intra_fraction, texts[0], texts[1], flows, seed, index)
+    except ValueError as exc:  # "intra CDF <what is wrong>": name the file
+        which, _, what = str(exc).partition(" CDF ")
+        if which not in ("intra", "inter") or not what:
+            raise
+        raise ValueError(f"{paths[0 if which == 'intra' else 1]}: {what}") from None
     df = pd.DataFrame(cols).astype({"src": "int64", "dst": "int64", "start_ps": "int64", "size_bytes": "int64"})
     df["inter_dc"] = (df["src"] // per_dc) != (df["dst"] // per_dc)
     return df

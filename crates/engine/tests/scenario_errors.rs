@@ -142,7 +142,7 @@ fn cases() -> Vec<Case> {
             "matrix with a malformed line",
             format!("{TOPO}[[workload]]\nkind = \"matrix\"\nfile = \"bad_size.cm\"\n"),
             "workload[0].file",
-            "`bad_size.cm` line 4, field `size`: `ten` is not a whole number of bytes",
+            "`bad_size.cm` line 4, field `size`: the value is not a whole number of bytes",
             none,
         ),
         case(

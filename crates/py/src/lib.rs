@@ -11,7 +11,7 @@ mod workloads;
 
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
@@ -106,25 +106,24 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, InternalError> {
 
 // ---------------------------------------------------------------- files
 
-/// Resolves a file the scenario names: an absolute path as is, otherwise the first of
-/// `search_dirs` that holds it.
+/// Reads a file the scenario names, only from inside `search_dirs` (the scenario's folder, the
+/// user's data folders, fanin's data): a relative name in the first folder that holds it, an
+/// absolute one if it lies inside one of them. Symlinks and `..` are followed before the
+/// check, so neither leads out. (Python resolves and checks the names first and says which
+/// field is at fault; this keeps the engine from opening anything else whatever it is given.)
 fn load_file(search_dirs: &[String], name: &str) -> Result<String, String> {
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let roots: Vec<PathBuf> = search_dirs.iter().filter_map(|d| Path::new(d).canonicalize().ok()).collect();
+    let inside = |p: &Path| p.canonicalize().ok().filter(|real| real.is_file() && roots.iter().any(|r| real.starts_with(r)));
     let path = Path::new(name);
-    if path.is_absolute() {
-        return if path.is_file() {
-            read(path)
-        } else {
-            Err(format!("no such file: {name}"))
-        };
+    let found = if path.is_absolute() {
+        inside(path)
+    } else {
+        search_dirs.iter().find_map(|dir| inside(&Path::new(dir).join(path)))
+    };
+    match found {
+        Some(real) => std::fs::read_to_string(&real).map_err(|e| format!("{}: {e}", real.display())),
+        None => Err(format!("not found in: {}", search_dirs.join(", "))),
     }
-    for dir in search_dirs {
-        let candidate = Path::new(dir).join(path);
-        if candidate.is_file() {
-            return read(&candidate);
-        }
-    }
-    Err(format!("not found in: {}", search_dirs.join(", ")))
 }
 
 /// Parses and builds a scenario (building catches errors that need the topology, such as a

@@ -35,7 +35,11 @@ pub struct MatrixError {
 
 impl std::fmt::Display for MatrixError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, field `{}`: {}", self.line, self.field, self.message)
+        if self.field == "line" {
+            write!(f, "line {}: {}", self.line, self.message)
+        } else {
+            write!(f, "line {}, field `{}`: {}", self.line, self.field, self.message)
+        }
     }
 }
 
@@ -67,20 +71,20 @@ pub fn parse(text: &str) -> Result<Vec<MatrixFlow>, MatrixError> {
             continue;
         }
         if !flows.is_empty() {
-            return Err(err(n, tokens[0], "header lines must come before the first connection"));
+            return Err(err(n, "line", "header lines must come before the first connection"));
         }
         match (tokens[0], tokens.get(1), tokens.len()) {
             ("Nodes", Some(v), 2) => {
-                v.parse::<u64>().map_err(|_| err(n, "Nodes", format!("`{v}` is not a whole number")))?;
+                v.parse::<u64>().map_err(|_| err(n, "Nodes", "the value is not a whole number"))?;
             }
             ("Connections", Some(v), 2) => {
-                let c = v.parse::<usize>().map_err(|_| err(n, "Connections", format!("`{v}` is not a whole number")))?;
+                let c = v.parse::<usize>().map_err(|_| err(n, "Connections", "the value is not a whole number"))?;
                 declared = Some((c, n));
             }
             ("Triggers" | "Failures" | "trigger" | "failure", _, _) => {
-                return Err(err(n, tokens[0], "triggers and failures are not supported by fanin"));
+                return Err(err(n, "line", "triggers and failures are not supported by fanin"));
             }
-            _ => return Err(err(n, tokens[0], "unknown header line (expected `Nodes <n>` or `Connections <m>`)")),
+            _ => return Err(err(n, "line", "unknown header line (expected `Nodes <n>` or `Connections <m>`)")),
         }
     }
     let (count, at) = declared.ok_or_else(|| err(1, "Connections", "the header must declare `Connections <m>`"))?;
@@ -97,20 +101,20 @@ pub fn parse(text: &str) -> Result<Vec<MatrixFlow>, MatrixError> {
 
 fn connection(n: usize, tokens: &[&str]) -> Result<MatrixFlow, MatrixError> {
     let (s, d) = tokens[0].split_once("->").unwrap();
-    let host = |field: &str, v: &str| v.parse::<u32>().map_err(|_| err(n, field, format!("`{v}` is not a host number")));
+    let host = |field: &str, v: &str| v.parse::<u32>().map_err(|_| err(n, field, "the value is not a host number"));
     let (src, dst) = (host("src", s)?, host("dst", d)?);
     if src == dst {
         return Err(err(n, "dst", format!("host {src} sends to itself")));
     }
     if tokens.len() % 2 == 0 {
-        return Err(err(n, tokens[tokens.len() - 1], "every key needs a value"));
+        return Err(err(n, "line", "every key needs a value"));
     }
     let (mut id, mut start, mut size) = (None, None, None);
     for kv in tokens[1..].chunks(2) {
         let (key, v) = (kv[0], kv[1]);
         match key {
             "id" => {
-                let x = v.parse::<u64>().map_err(|_| err(n, "id", format!("`{v}` is not a whole number")))?;
+                let x = v.parse::<u64>().map_err(|_| err(n, "id", "the value is not a whole number"))?;
                 if x == 0 {
                     return Err(err(n, "id", "must not be 0"));
                 }
@@ -118,11 +122,11 @@ fn connection(n: usize, tokens: &[&str]) -> Result<MatrixFlow, MatrixError> {
             }
             "start" => {
                 let us = v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0 && *x <= 1e12);
-                let us = us.ok_or_else(|| err(n, "start", format!("`{v}` is not a time in microseconds >= 0")))?;
+                let us = us.ok_or_else(|| err(n, "start", "the value is not a time in microseconds >= 0"))?;
                 start = Some((us * 1e6).round() as Time);
             }
             "size" => {
-                let x = v.parse::<u64>().map_err(|_| err(n, "size", format!("`{v}` is not a whole number of bytes")))?;
+                let x = v.parse::<u64>().map_err(|_| err(n, "size", "the value is not a whole number of bytes"))?;
                 if x == 0 {
                     return Err(err(n, "size", "must be positive"));
                 }
@@ -130,10 +134,10 @@ fn connection(n: usize, tokens: &[&str]) -> Result<MatrixFlow, MatrixError> {
             }
             // htsim's flow priority: fanin has no per-flow priorities, so it is read and ignored.
             "prio" => {
-                v.parse::<i64>().map_err(|_| err(n, "prio", format!("`{v}` is not a whole number")))?;
+                v.parse::<i64>().map_err(|_| err(n, "prio", "the value is not a whole number"))?;
             }
             k if UNSUPPORTED.contains(&k) => return Err(err(n, k, "triggers are not supported by fanin")),
-            k => return Err(err(n, k, "unknown key (allowed: id, start, size, prio)")),
+            _ => return Err(err(n, "line", "unknown key (allowed: id, start, size, prio)")),
         }
     }
     Ok(MatrixFlow {
@@ -190,7 +194,8 @@ mod tests {
             ("Connections 1\n1->x id 1 start 0 size 5", 2, "dst"),
             ("Connections 1\n1->2 id 1 start -3 size 5", 2, "start"),
             ("Connections 1\n1->2 id 1 start 0 size 0", 2, "size"),
-            ("Connections 1\n1->2 id 1 start 0 size 5 colour red", 2, "colour"),
+            // A field named by the file itself is not echoed: the line stands for it.
+            ("Connections 1\n1->2 id 1 start 0 size 5 colour red", 2, "line"),
             ("Connections 1\n1->2 id 1 start 0", 2, "size"),
             ("Connections 1\n1->2 id 0 start 0 size 5", 2, "id"),
             ("Connections 1\n1->2 id 1 trigger 4 size 5", 2, "trigger"),
@@ -199,11 +204,14 @@ mod tests {
             ("1->2 id 1 start 0 size 5", 1, "Connections"),
             ("Nodes x\n", 1, "Nodes"),
             ("Connections 1\n3->3 id 1 start 0 size 5", 2, "dst"),
-            ("Connections 1\nfailure switch_type TOR", 2, "failure"),
+            ("Connections 1\nfailure switch_type TOR", 2, "line"),
         ];
         for (text, line, field) in cases {
             let e = parse(text).unwrap_err();
             assert_eq!((e.line, e.field.as_str()), (line, field), "{text}: {e}");
+            for token in ["colour", "switch_type", "TOR", "-3"] {
+                assert!(!e.to_string().contains(token), "{e} quotes the file");
+            }
         }
     }
 }
