@@ -103,7 +103,7 @@ def run_cmd(
     output: Annotated[Path, typer.Option("-o", "--output", help="result directory (Parquet + manifest.json)")],
     seed: Annotated[int | None, typer.Option(help="override the scenario's seed")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar, no summary")] = False,
-    plot: Annotated[Path | None, typer.Option(help="also write the queue + FCT figure to this PNG")] = None,
+    plot: Annotated[Path | None, typer.Option(help="also write a figure to this PNG: slowdown by flow size for a mix of flows, else the queue and per-flow FCT")] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Run a scenario and write its results to a directory."""
@@ -115,9 +115,9 @@ def run_cmd(
         results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir))
         results.to_parquet(output)
         if plot is not None:
-            from fanin.plot import queue_and_fct
+            from fanin.plot import standard_figure
 
-            queue_and_fct(results, plot)
+            standard_figure(results, plot)
     if not quiet:
         h = headline(results)
         out.print(summary_table(h))

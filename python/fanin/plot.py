@@ -12,6 +12,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from fanin._fs import atomic_write_bytes
 from fanin.results import Results
@@ -32,10 +34,9 @@ def queue_and_fct(results: Results, path: str | os.PathLike[str]) -> Path:
     flow-id order. Written atomically as PNG; returns the path.
     """
     queues, flows = results.queues, results.flows
-    fig, (ax_q, ax_f) = plt.subplots(2, 1, figsize=(9, 7), constrained_layout=True)
     title = results.manifest.get("name", "")
     seed = results.manifest.get("seed")
-    fig.suptitle(f"{title} (seed {seed})" if seed is not None else title)
+    fig, (ax_q, ax_f) = figure(2, f"{title} (seed {seed})" if seed is not None else title)
 
     if len(queues):
         ports = list(dict.fromkeys(queues["port_name"]))
@@ -52,7 +53,8 @@ def queue_and_fct(results: Results, path: str | os.PathLike[str]) -> Path:
             ax_q.legend(fontsize="small", title="port" if len(ports) <= 8 else f"first 8 of {len(ports)} ports")
         ax_q.set_xlabel(xlabel)
         ax_q.set_ylabel("queue depth (KB)")
-        ax_q.set_title("bottleneck queue")
+        # The recorded ports are whatever the scenario asked for, not necessarily a bottleneck.
+        ax_q.set_title(f"queue at {ports[0]}" if len(ports) == 1 else "queues")
         ax_q.grid(alpha=0.3)
     else:
         ax_q.text(0.5, 0.5, "no queue series recorded\n([record] queues = ...)", ha="center", va="center")
@@ -76,11 +78,44 @@ def queue_and_fct(results: Results, path: str | os.PathLike[str]) -> Path:
         ax_f.text(0.5, 0.5, "no completed flows recorded", ha="center", va="center")
         ax_f.set_axis_off()
 
+    return save(fig, path)
+
+
+def figure(panels: int, title: str) -> tuple[Figure, list[Axes]]:
+    """A figure of ``panels`` stacked panels under ``title``."""
+    fig, axes = plt.subplots(panels, 1, figsize=(9, 3.5 * panels), constrained_layout=True, squeeze=False)
+    fig.suptitle(title)
+    return fig, list(axes[:, 0])
+
+
+def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
+    """Writes ``fig`` as PNG atomically (no timestamp: the same figure gives the same bytes)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
     plt.close(fig)
     atomic_write_bytes(path, buf.getvalue())
     return Path(path)
+
+
+def figure_kind(results: Results) -> str:
+    """``"by_size"`` for a mix of flow sizes outside incasts (a Poisson or traffic-matrix
+    workload, where a flow's id says nothing), else ``"incast"``."""
+    from fanin.analysis import size_buckets
+
+    flows = results.flows
+    outside_incasts = flows[flows["incast_id"] < 0] if len(flows) else flows
+    mixed = len(outside_incasts) and size_buckets(outside_incasts["size_bytes"]).nunique() > 1
+    return "by_size" if mixed else "incast"
+
+
+def standard_figure(results: Results, path: str | os.PathLike[str]) -> Path:
+    """The figure that fits the run (:func:`figure_kind`): slowdown by flow size, or the
+    queue and per-flow FCT of an incast."""
+    from fanin.analysis import plot_fct_by_size
+
+    if figure_kind(results) == "by_size":
+        return plot_fct_by_size(results, path)
+    return queue_and_fct(results, path)
 
 
 def _mtu(results: Results) -> int:
