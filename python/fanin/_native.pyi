@@ -36,6 +36,12 @@ def version() -> str: ...
 def parse_bytes(text: str) -> int:
     """A size in the scenario grammar ("8GB", "64KiB") as bytes. Raises ValueError."""
 
+def parse_time(text: str) -> int:
+    """A time in the scenario grammar ("1.5ms", "200us") as picoseconds. Raises ValueError."""
+
+def parse_rate(text: str) -> int:
+    """A rate in the scenario grammar ("10Gbps", "25G") as bits per second. Raises ValueError."""
+
 def parse_cm(text: str) -> dict[str, list[int]]:
     """A .cm file's flows as lists src, dst, id, start_ps, size_bytes. Raises ValueError."""
 

@@ -9,7 +9,6 @@ one); peak memory is the child process's maximum resident set.
 from __future__ import annotations
 
 import json
-import re
 import resource
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from fanin import _native
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"
 PEAK_LIMIT_MB = 1024.0
@@ -146,19 +147,16 @@ def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
 
 # ---------------------------------------------------------------- ns-3 comparison
 
-_SCALE = {
-    "ps": 1, "ns": 10**3, "us": 10**6, "ms": 10**9, "s": 10**12,
-    "bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12,
-    "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "pkt": 1,
-}  # fmt: skip
-
-
 def _q(text: str) -> int:
-    """``"10Gbps"`` -> 10_000_000_000, ``"1us"`` -> 1_000_000 (ps), ``"65pkt"`` -> 65."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", text)
-    if m is None or m.group(2) not in _SCALE:
-        raise ValueError(f"cannot read quantity {text!r}")
-    return round(float(m.group(1)) * _SCALE[m.group(2)])
+    """A scenario quantity as an integer: ``"10Gbps"`` -> bits/s, ``"1us"`` -> ps, ``"65pkt"`` -> packets."""
+    if text.strip().endswith("pkt"):
+        return int(text.strip().removesuffix("pkt"))
+    for parse in (_native.parse_time, _native.parse_rate, _native.parse_bytes):
+        try:
+            return parse(text)
+        except ValueError:
+            continue
+    raise ValueError(f"cannot read quantity {text!r}")
 
 
 def ns3_params(path: Path) -> dict[str, Any]:

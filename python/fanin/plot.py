@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from fanin import _native
 from fanin._fs import atomic_write_bytes
 from fanin.results import Results
 
@@ -119,11 +120,11 @@ def standard_figure(results: Results, path: str | os.PathLike[str]) -> Path:
 
 
 def _mtu(results: Results) -> int:
-    """The scenario's MTU in bytes (1500 if it is not written plainly in bytes)."""
+    """The scenario's MTU in bytes (1500 when the scenario leaves it out)."""
     import tomllib
 
     try:
         mtu = tomllib.loads(results.manifest.get("scenario", "")).get("transport", {}).get("mtu", "1500B")
-        return int(str(mtu).removesuffix("B"))
+        return _native.parse_bytes(str(mtu))
     except (ValueError, tomllib.TOMLDecodeError):
         return 1500

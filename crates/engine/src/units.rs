@@ -52,7 +52,7 @@ impl fmt::Display for UnitError {
 }
 
 pub const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-pub const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
+pub const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"];
 pub const BYTE_UNITS: &[&str] = &["B", "KB", "MB", "GB", "KiB", "MiB", "GiB"];
 pub const SIZE_UNITS: &[&str] = &["B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "pkt"];
 
@@ -70,6 +70,11 @@ const RATE_SCALE: &[(&str, u64)] = &[
     ("Mbps", 1_000_000),
     ("Gbps", 1_000_000_000),
     ("Tbps", 1_000_000_000_000),
+    // Link speeds as networks name them ("10G", "25G", "400G"): bits per second.
+    ("K", 1_000),
+    ("M", 1_000_000),
+    ("G", 1_000_000_000),
+    ("T", 1_000_000_000_000),
 ];
 const BYTE_SCALE: &[(&str, u64)] = &[
     ("B", 1),
@@ -168,6 +173,13 @@ pub fn parse_size(text: &str) -> Result<Size, UnitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_speeds_may_drop_the_bps() {
+        assert_eq!(parse_rate("25G").unwrap(), parse_rate("25Gbps").unwrap());
+        assert_eq!(parse_rate("100M").unwrap(), 100_000_000);
+        assert!(parse_rate("10GB").is_err(), "bytes are not a rate");
+    }
 
     #[test]
     fn times_are_exact() {

@@ -297,11 +297,28 @@ fn column_to_py<'py>(
     })
 }
 
-/// A size in the scenario files' grammar ("8GB", "64KiB", "1500B") as bytes; raises
-/// `ValueError` naming what is accepted.
+/// Quantities in the scenario files' grammar, for the Python side (one grammar, here):
+/// raise `ValueError` naming the accepted units.
+fn unit_value(parsed: Result<u64, fanin_engine::units::UnitError>) -> PyResult<u64> {
+    parsed.map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
+/// A size ("8GB", "64KiB", "1500B") in bytes.
 #[pyfunction]
 fn parse_bytes(text: &str) -> PyResult<u64> {
-    fanin_engine::units::parse_bytes(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    unit_value(fanin_engine::units::parse_bytes(text))
+}
+
+/// A time ("1.5ms", "200us") in picoseconds.
+#[pyfunction]
+fn parse_time(text: &str) -> PyResult<u64> {
+    unit_value(fanin_engine::units::parse_time(text))
+}
+
+/// A rate ("10Gbps", "25G") in bits per second.
+#[pyfunction]
+fn parse_rate(text: &str) -> PyResult<u64> {
+    unit_value(fanin_engine::units::parse_rate(text))
 }
 
 #[pymodule]
@@ -311,7 +328,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
-    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    for f in [wrap_pyfunction!(parse_bytes, m)?, wrap_pyfunction!(parse_time, m)?, wrap_pyfunction!(parse_rate, m)?] {
+        m.add_function(f)?;
+    }
     for f in [wrap_pyfunction!(workloads::parse_cm, m)?, wrap_pyfunction!(workloads::format_cm, m)?, wrap_pyfunction!(workloads::mixed_poisson, m)?] {
         m.add_function(f)?;
     }

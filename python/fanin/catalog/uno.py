@@ -10,7 +10,6 @@ with the class base RTTs of the spec (section 0), not fanin's per-path ideal FCT
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from fanin import Results
+from fanin import Results, _native
 
 HOSTS_PER_DC = 128
 LINK_BPS = 100e9
@@ -31,14 +30,9 @@ SCHEMES = {"uno_ecmp": "Uno+ECMP", "uno": "Uno", "gemini": "Gemini", "mprdma_bbr
 CLASSES = ("all", "intra", "inter")
 FAIR_SHARE_GBPS = 100 / 8  # eight flows into one 100 Gb/s port (Figs 3 and 8)
 
-_UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
 def seconds(text: str) -> float:
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ps|ns|us|µs|ms|s)\s*", text)
-    if m is None:
-        raise ValueError(f"not a time: {text!r}")
-    return float(m.group(1)) * _UNITS[m.group(2)]
+    """A time in the scenario grammar (``"886.5us"``) in seconds."""
+    return _native.parse_time(text) / 1e12
 
 
 def base_rtts_s(scenario_text: str) -> tuple[float, float]:
