@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -23,8 +23,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="fanin: a fast, deterministic packet-level incast simulator.",
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+
+
+def console(**options: Any) -> Console:
+    """A console for the CLI's output: text as given, no number colouring, and no emoji
+    codes (a host or path named `s:x:0` must not print as an emoji)."""
+    return Console(highlight=False, emoji=False, **options)
+
+
+out = console()
+err = console(stderr=True)
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="PATH=VALUE",
+        help="override a scenario field, e.g. --set transport.cc=newreno --set workload[0].degree=32 (repeatable)",
+    ),
+]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -90,14 +107,17 @@ def run_cmd(
     seed: Annotated[int | None, typer.Option(help="override the scenario's seed")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar, no summary")] = False,
     plot: Annotated[Path | None, typer.Option(help="also write the queue + FCT figure to this PNG")] = None,
+    set_: SetOption = None,
 ) -> None:
     """Run a scenario and write its results to a directory."""
+    from fanin.overrides import parse_assignments
     from fanin.results import headline
     from fanin.run import run
 
     with user_errors():
+        overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
-        results = run(scenario, progress=not quiet, seed=seed)
+        results = run(scenario, progress=not quiet, seed=seed, set=overrides)
         results.to_parquet(output)
         if plot is not None:
             from fanin.plot import queue_and_fct
@@ -109,13 +129,25 @@ def run_cmd(
 
 
 @app.command()
-def validate(scenario: Annotated[Path, typer.Argument(help="scenario TOML file")]) -> None:
+def validate(scenario: Annotated[Path, typer.Argument(help="scenario TOML file")], set_: SetOption = None) -> None:
     """Check a scenario without running it."""
+    from fanin.overrides import parse_assignments
     from fanin.scenario import Scenario
 
     with user_errors():
-        info = Scenario.load(scenario).validate()
+        info = Scenario.load(scenario, set=parse_assignments(set_ or [])).validate()
     out.print(f"ok: {escape(str(info['name']))}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files, for editors (Taplo, Even Better TOML)."""
+    import json
+
+    from fanin.schema import scenario_schema
+
+    # Plain stdout: rich would read the JSON's brackets as markup.
+    sys.stdout.write(json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n")
 
 
 @app.command()
@@ -135,6 +167,21 @@ def bench(
 def version() -> None:
     """Print fanin's version."""
     out.print(f"fanin {__version__}")
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        version()
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    _version: Annotated[
+        bool, typer.Option("--version", help="print fanin's version and exit", is_eager=True, callback=_print_version)
+    ] = False,
+) -> None:
+    """Options that come before the command (the app's help text stays the Typer's)."""
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import fail, out, user_errors
+from fanin.cli import SetOption, fail, out, user_errors
 
 
 @contextmanager
@@ -96,14 +96,20 @@ def sweep(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="parallel processes")] = 1,
     cache: Annotated[Path | None, typer.Option(help="run cache (default: out/cache)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    set_: SetOption = None,
 ) -> None:
     """Run a sweep file; write one row per run (labels + summary scalars) as Parquet."""
+    from fanin.overrides import parse_assignments
     from fanin.sweep import Sweep
 
     with catalog_errors():
         if jobs < 1:
             fail("--jobs: must be >= 1")
-        df = Sweep.load(file).run(jobs=jobs, cache=cache, progress=not quiet)
+        overrides = parse_assignments(set_ or [])
+        sw = Sweep.load(file)
+        if overrides:
+            sw.override(overrides)
+        df = sw.run(jobs=jobs, cache=cache, progress=not quiet)
         output.parent.mkdir(parents=True, exist_ok=True)
         df.drop(columns=["run_dir"]).to_parquet(output, index=False)
     s = df.attrs["sweep"]

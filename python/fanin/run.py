@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from typing import Any
 
 from fanin import _native
 from fanin.errors import native_errors
+from fanin.overrides import canonical, overridden
 from fanin.results import Results, is_timing
 from fanin.scenario import Scenario
 
@@ -23,10 +24,10 @@ def scenario_hash(toml_text: str, seed: int) -> str:
     return hashlib.sha256(f"{toml_text}\nseed = {seed}\n".encode()).hexdigest()
 
 
-def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str]) -> Scenario:
+def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str], overrides: Mapping[str, Any]) -> Scenario:
     if isinstance(scenario_or_path, Scenario):
-        return scenario_or_path
-    return Scenario.load(scenario_or_path)
+        return overridden(scenario_or_path, overrides)
+    return Scenario.load(scenario_or_path, set=overrides)
 
 
 class _RichProgress:
@@ -34,6 +35,7 @@ class _RichProgress:
 
     def __init__(self, label: str) -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._progress = Progress(
@@ -41,10 +43,10 @@ class _RichProgress:
             BarColumn(),
             TextColumn("{task.fields[sim]}"),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, emoji=False),  # a name such as `s:x:0` is text, not an emoji
             transient=True,
         )
-        self._task = self._progress.add_task(label, total=None, sim="")
+        self._task = self._progress.add_task(escape(label), total=None, sim="")
 
     def __enter__(self) -> _RichProgress:
         self._progress.__enter__()
@@ -66,16 +68,20 @@ def run(
     progress: bool | ProgressFn = False,
     seed: int | None = None,
     progress_every_ps: int = 0,
+    set: Mapping[str, Any] | None = None,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
     ``progress=True`` shows a progress bar over simulated time; a callable gets
     ``(now_ps, horizon_ps)`` between chunks of ``progress_every_ps`` simulated picoseconds
-    (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed.
+    (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed, and
+    ``set`` any of its fields: ``{"transport.cc": "newreno", "workload[0].degree": 32}``
+    (recorded in the manifest as ``overrides``; the scenario is not changed).
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
-    scenario = _as_scenario(scenario_or_path)
+    overrides = canonical(set or {})
+    scenario = _as_scenario(scenario_or_path, overrides)
     if seed is not None:
         scenario = scenario.copy().set("seed", seed)
     text = scenario.to_toml()
@@ -99,4 +105,6 @@ def run(
         "scenario_sha256": scenario_hash(text, actual_seed),
         "summary": {k: v for k, v in sorted(summary.items()) if not is_timing(k)},
     }
+    if overrides:  # the scenario text has them applied; this says which fields were not the file's
+        manifest["overrides"] = overrides
     return Results.from_native(tables, summary, manifest)

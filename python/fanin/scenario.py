@@ -64,12 +64,18 @@ class Scenario:
     # ------------------------------------------------------------ construction
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Scenario:
-        """Reads a TOML scenario file; files it names resolve against its directory."""
+    def load(cls, path: str | os.PathLike[str], *, set: Mapping[str, Any] | None = None) -> Scenario:
+        """Reads a TOML scenario file; files it names resolve against its directory.
+
+        ``set`` overrides fields, ``{"transport.cc": "newreno"}`` (see :mod:`fanin.overrides`).
+        """
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
-        return cls.from_toml(p.read_text(encoding="utf-8"), base_dir=p.parent, origin=str(p))
+        loaded = cls.from_toml(p.read_text(encoding="utf-8"), base_dir=p.parent, origin=str(p))
+        from fanin.overrides import overridden  # it builds on this module
+
+        return overridden(loaded, set)
 
     @classmethod
     def from_toml(
