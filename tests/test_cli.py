@@ -8,6 +8,7 @@ from typing import Any
 
 import tomli_w
 
+import fanin
 from conftest import DEMO, ROOT, fanin_cli
 from fanin import Scenario
 
@@ -98,8 +99,28 @@ def test_run_refuses_a_foreign_output_dir(tmp_path: Path) -> None:
 def test_version_and_help() -> None:
     r = fanin_cli("version")
     assert r.returncode == 0 and r.stdout.startswith("fanin ")
+    option = fanin_cli("--version")
+    assert option.returncode == 0 and option.stdout == r.stdout == f"fanin {fanin.__version__}\n"
     r = fanin_cli("--help", cwd=ROOT)
-    assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout
+    assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout and "--version" in r.stdout
+
+
+def test_names_that_look_like_emoji_codes_print_as_written(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    small_incast["workload"][0]["receiver"] = "s:x:0"
+    r = fanin_cli("validate", str(write(tmp_path / "s.toml", small_incast)))
+    assert r.returncode == 2
+    assert_one_clean_line(r.stderr)
+    assert "no host named `s:x:0`" in r.stderr and "\u274c" not in r.stderr
+    r = fanin_cli("validate", str(tmp_path / ":smile:[bold].toml"))
+    assert r.returncode == 2
+    assert f"scenario file not found: {tmp_path}/:smile:[bold].toml" in r.stderr
+
+
+def test_a_name_with_markup_runs_with_its_progress_bar(tmp_path: Path, small_incast: dict[str, Any]) -> None:
+    small_incast["name"] = "x[/i] :x:"
+    r = fanin_cli("run", str(write(tmp_path / "s.toml", small_incast)), "-o", str(tmp_path / "res"))
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "res" / "manifest.json").read_text())["name"] == "x[/i] :x:"
 
 
 def test_bench_rejects_unknown_names() -> None:

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -23,8 +23,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="fanin: a fast, deterministic packet-level incast simulator.",
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+
+
+def console(**options: Any) -> Console:
+    """A console for the CLI's output: text as given, no number colouring, and no emoji
+    codes (a host or path named `s:x:0` must not print as an emoji)."""
+    return Console(highlight=False, emoji=False, **options)
+
+
+out = console()
+err = console(stderr=True)
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="PATH=VALUE",
+        help="override a scenario field, e.g. --set transport.cc=newreno --set workload[0].degree=32 (repeatable)",
+    ),
+]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -105,14 +122,17 @@ def run_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar, no summary")] = False,
     plot: Annotated[Path | None, typer.Option(help="also write a figure to this PNG: slowdown by flow size for a mix of flows, else the queue and per-flow FCT")] = None,
     data_dir: DataDirOption = None,
+    set_: SetOption = None,
 ) -> None:
     """Run a scenario and write its results to a directory."""
+    from fanin.overrides import parse_assignments
     from fanin.results import headline, unfinished
     from fanin.run import run
 
     with user_errors():
+        overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
-        results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir))
+        results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides)
         results.to_parquet(output)
         if plot is not None:
             from fanin.plot import standard_figure
@@ -130,13 +150,26 @@ def run_cmd(
 def validate(
     scenario: Annotated[Path, typer.Argument(help="scenario TOML file")],
     data_dir: DataDirOption = None,
+    set_: SetOption = None,
 ) -> None:
     """Check a scenario without running it."""
+    from fanin.overrides import parse_assignments
     from fanin.scenario import Scenario
 
     with user_errors():
-        info = Scenario.load(scenario, data_dirs=data_dirs(data_dir)).validate()
+        info = Scenario.load(scenario, data_dirs=data_dirs(data_dir), set=parse_assignments(set_ or [])).validate()
     out.print(f"ok: {escape(str(info['name']))}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files, for editors (Taplo, Even Better TOML)."""
+    import json
+
+    from fanin.schema import scenario_schema
+
+    # Plain stdout: rich would read the JSON's brackets as markup.
+    sys.stdout.write(json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n")
 
 
 @app.command()
@@ -156,6 +189,21 @@ def bench(
 def version() -> None:
     """Print fanin's version."""
     out.print(f"fanin {__version__}")
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        version()
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    _version: Annotated[
+        bool, typer.Option("--version", help="print fanin's version and exit", is_eager=True, callback=_print_version)
+    ] = False,
+) -> None:
+    """Options that come before the command (the app's help text stays the Typer's)."""
 
 
 def main(argv: list[str] | None = None) -> None:

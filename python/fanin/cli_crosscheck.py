@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import err, fail, out, user_errors
+from fanin.cli import console, err, fail, out, user_errors
 
 if TYPE_CHECKING:
     from fanin.crosscheck.ns3_tcp_grid import Row
@@ -165,13 +165,11 @@ def tcp(
 
 
 def print_tcp_tables(rows: Sequence[Row], ns3_dctcp: str = "floored") -> None:
-    from rich.console import Console
-
     from fanin.crosscheck import ns3_tcp as x
 
     # Wide enough for every column whatever the terminal (or file) is: a squeezed table
     # truncates the "fanin / ns-3" cells.
-    wide = Console(highlight=False, width=max(out.width, 250))
+    wide = console(width=max(out.width, 250))
     for t in x.tables(rows, ns3_dctcp):
         wide.print(t)
     wide.print(x.GATES_TEXT)

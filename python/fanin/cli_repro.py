@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import DataDirOption, data_dirs, fail, out, user_errors
+from fanin.cli import DataDirOption, SetOption, data_dirs, fail, out, user_errors
 
 
 @contextmanager
@@ -97,14 +97,20 @@ def sweep(
     cache: Annotated[Path | None, typer.Option(help="run cache (default: out/cache)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     data_dir: DataDirOption = None,
+    set_: SetOption = None,
 ) -> None:
     """Run a sweep file; write one row per run (labels + summary scalars) as Parquet."""
+    from fanin.overrides import parse_assignments
     from fanin.sweep import Sweep
 
     with catalog_errors():
         if jobs < 1:
             fail("--jobs: must be >= 1")
-        df = Sweep.load(file, data_dirs=data_dirs(data_dir)).run(jobs=jobs, cache=cache, progress=not quiet)
+        overrides = parse_assignments(set_ or [])
+        sw = Sweep.load(file, data_dirs=data_dirs(data_dir))
+        if overrides:
+            sw.override(overrides)
+        df = sw.run(jobs=jobs, cache=cache, progress=not quiet)
         output.parent.mkdir(parents=True, exist_ok=True)
         df.drop(columns=["run_dir"]).to_parquet(output, index=False)
     s = df.attrs["sweep"]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from fanin import _native
 from fanin.limits import memory_limit as memory_limit_bytes
+from fanin.overrides import canonical, overridden
 from fanin.results import Results, is_timing
 from fanin.scenario import DataDirs, Scenario
 from fanin.scenario_files import engine_errors
@@ -25,13 +26,16 @@ def scenario_hash(toml_text: str, seed: int) -> str:
     return hashlib.sha256(f"{toml_text}\nseed = {seed}\n".encode()).hexdigest()
 
 
-def _as_scenario(scenario_or_path: Scenario | str | os.PathLike[str], data_dirs: DataDirs) -> Scenario:
+def _as_scenario(
+    scenario_or_path: Scenario | str | os.PathLike[str], data_dirs: DataDirs, overrides: Mapping[str, Any]
+) -> Scenario:
     if not isinstance(scenario_or_path, Scenario):
-        return Scenario.load(scenario_or_path, data_dirs=data_dirs)
+        return Scenario.load(scenario_or_path, data_dirs=data_dirs, set=overrides)
+    scenario = overridden(scenario_or_path, overrides)
     extra = list(data_dirs)
     if not extra:
-        return scenario_or_path
-    scenario = scenario_or_path.copy()
+        return scenario
+    scenario = scenario.copy()
     scenario.data_dirs += [Path(d).resolve() for d in extra]
     return scenario
 
@@ -41,6 +45,7 @@ class _RichProgress:
 
     def __init__(self, label: str) -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._progress = Progress(
@@ -48,10 +53,10 @@ class _RichProgress:
             BarColumn(),
             TextColumn("{task.fields[sim]}"),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, emoji=False),  # a name such as `s:x:0` is text, not an emoji
             transient=True,
         )
-        self._task = self._progress.add_task(label, total=None, sim="")
+        self._task = self._progress.add_task(escape(label), total=None, sim="")
 
     def __enter__(self) -> _RichProgress:
         self._progress.__enter__()
@@ -75,19 +80,23 @@ def run(
     progress_every_ps: int = 0,
     data_dirs: DataDirs = (),
     memory_limit: int | str | None = None,
+    set: Mapping[str, Any] | None = None,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
     ``progress=True`` shows a progress bar over simulated time; a callable gets
     ``(now_ps, horizon_ps)`` between chunks of ``progress_every_ps`` simulated picoseconds
-    (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed.
+    (0: about 200 chunks, at most 1 ms each). ``seed`` overrides the scenario's seed, and
+    ``set`` any of its fields: ``{"transport.cc": "newreno", "workload[0].degree": 32}``
+    (recorded in the manifest as ``overrides``; the scenario is not changed).
     ``memory_limit`` (bytes or a size such as ``"16GB"``; default: see :mod:`fanin.limits`)
     refuses, before anything is built, a scenario estimated to need more.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
     Files the scenario names are read from its own folder, ``data_dirs`` and fanin's data only.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
-    scenario = _as_scenario(scenario_or_path, data_dirs)
+    overrides = canonical(set or {})
+    scenario = _as_scenario(scenario_or_path, data_dirs, overrides)
     limit = memory_limit_bytes(memory_limit)
     if seed is not None:
         scenario = scenario.copy().set("seed", seed)
@@ -115,4 +124,6 @@ def run(
         "scenario_sha256": scenario_hash(text, actual_seed),
         "summary": {k: v for k, v in sorted(summary.items()) if not is_timing(k)},
     }
+    if overrides:  # the scenario text has them applied; this says which fields were not the file's
+        manifest["overrides"] = overrides
     return Results.from_native(tables, summary, manifest)

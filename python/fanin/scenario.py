@@ -75,13 +75,19 @@ class Scenario:
     # ------------------------------------------------------------ construction
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, data_dirs: DataDirs = ()) -> Scenario:
+    def load(
+        cls, path: str | os.PathLike[str], *, data_dirs: DataDirs = (), set: Mapping[str, Any] | None = None
+    ) -> Scenario:
         """Reads a TOML scenario file; files it names resolve in its directory, then in
-        ``data_dirs``, then in fanin's data."""
+        ``data_dirs``, then in fanin's data. ``set`` overrides fields, ``{"transport.cc":
+        "newreno"}`` (see :mod:`fanin.overrides`)."""
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"scenario file not found: {p}")
-        return cls.from_toml(read_text(p), base_dir=p.parent, origin=str(p), data_dirs=data_dirs)
+        loaded = cls.from_toml(read_text(p), base_dir=p.parent, origin=str(p), data_dirs=data_dirs)
+        from fanin.overrides import overridden  # it builds on this module
+
+        return overridden(loaded, set)
 
     @classmethod
     def from_toml(

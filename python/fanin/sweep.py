@@ -172,6 +172,26 @@ class Sweep:
                 points.append(Point({**labels, _SEED: seed}, base, seed))
         return points
 
+    def override(self, overrides: Mapping[str, Any]) -> None:
+        """Sets fields in every run over the sweep's own ``set`` (``fanin sweep --set``).
+
+        A field an axis or a variant varies cannot be overridden: the sweep would replace
+        the value in the runs that vary it.
+        """
+        from fanin import overrides as ov
+
+        given = ov.canonical(overrides)
+        varied = [(p, f"axes.{n}") for g in [self.axes, *self.zip] for n, a in g.items() for p in a.paths]
+        varied += [(p, f"variants.{label}") for label, v in self.variants.items() for p in v.set]
+        for path in given:
+            for field_path, where in varied:
+                if ov.overlaps(path, field_path):
+                    raise SweepError(path, f"the sweep varies {field_path} ({where}); an override would be replaced")
+        for s in [self.base, *(v.scenario for v in self.variants.values() if v.scenario is not None)]:
+            ov.apply(s, given)  # a path that cannot be set fails here, saying why
+        self.set = {**{k: v for k, v in self.set.items() if k not in given}, **given}
+        ov.check(self.points()[0].scenario, given)
+
     def validate(self) -> None:
         """Asks the engine about every run's scenario; raises ScenarioError naming the run."""
         from fanin.errors import ScenarioError
@@ -372,7 +392,7 @@ class _Bar:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, emoji=False),
             transient=True,
         )
         self._task = self._p.add_task("runs", total=total)

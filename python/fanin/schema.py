@@ -1,0 +1,472 @@
+"""The scenario format as a JSON Schema (draft 2020-12), for editors: ``fanin schema``.
+
+The engine defines the format (crates/engine/src/scenario/, docs/scenario.md) and stays the
+judge. The schema lets an editor (Taplo, Even Better TOML) complete field names and flag a
+misspelt key, a wrong type, an unknown choice or a quantity without its unit while a file is
+written. It checks less than the engine: nothing that depends on another field's value
+beyond `kind`, nor host names or files. tests/test_schema.py compares every field list and
+choice list here with what the engine accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Schema = dict[str, Any]
+
+# Closed choices, in the order the engine lists them in an error's `allowed`.
+TOPOLOGY_KINDS = ["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"]
+PRESETS = ["hotnets25", "uno"]
+FABRICS = ["leaf_spine", "fat_tree"]
+INTERCONNECTS = ["backbone", "border"]
+MARKING_KINDS = ["none", "step", "red", "dequeue_red"]
+SCHEDULES = ["fifo", "per_flow"]
+SERVICES = ["strict", "wrr"]
+CC_KINDS = ["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"]
+RECOVERY_KINDS = ["linux", "ns3", "basic"]
+ECN_ECHOES = ["dctcp", "classic"]
+NACK_DECREASES = ["mss", "as_mark", "halve"]
+TIMESTAMPS = ["sender", "first_switch"]
+RTO_KINDS = ["adaptive", "per_packet"]
+MPRDMA_VARIANTS = ["a", "b"]
+LB_KINDS = ["ecmp", "spray", "unolb"]
+WORKLOAD_KINDS = ["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"]
+PICKS = ["first", "random"]
+SAMPLINGS = ["interpolate", "discrete"]
+SCHEMES = ["baseline", "naive", "streamlined"]
+PROXY_ORDERS = ["round_robin", "arrival"]
+
+# Quantities are strings: a decimal number (`_` separators, no sign but `+`, no exponent),
+# optional spaces, then a case-sensitive unit.
+_NUMBER = r"\+?(?:[0-9_]*[0-9][0-9_]*(?:\.[0-9_]*)?|[0-9_]*\.[0-9_]*[0-9][0-9_]*)"
+# A multiple of the flow's own path ("1bdp", "2rtt") is any positive float.
+_MULTIPLE = r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+TIME_UNITS = ["ps", "ns", "us", "µs", "ms", "s"]
+RATE_UNITS = ["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"]
+BYTE_UNITS = ["B", "KB", "MB", "GB", "KiB", "MiB", "GiB"]
+SIZE_UNITS = [*BYTE_UNITS, "pkt"]
+
+
+def _pattern(*alternatives: str) -> str:
+    return r"^\s*(?:" + "|".join(alternatives) + r")\s*$"
+
+
+def _with_unit(number: str, units: list[str]) -> str:
+    return number + r"\s*(?:" + "|".join(units) + ")"
+
+
+def _field(base: Schema, description: str, default: Any = None) -> Schema:
+    out = {**base, "description": description}
+    if default is not None:
+        out["default"] = default
+    return out
+
+
+@dataclass(frozen=True)
+class _Quantity:
+    """A kind of quantity; called with a field's description, it gives the field's schema."""
+
+    pattern: str
+    hint: str  # the units and an example, after each field's own description
+
+    def __call__(self, description: str, default: str | None = None) -> Schema:
+        return _field({"type": "string", "pattern": self.pattern}, f"{description} ({self.hint})", default)
+
+
+def _units(kind: str, units: list[str], example: str, *also: str) -> _Quantity:
+    hint = f"{kind} in {', '.join(units)}, e.g. {example}"
+    return _Quantity(_pattern(_with_unit(_NUMBER, units), *also), hint)
+
+
+TIME = _units("time", TIME_UNITS, '"200us"')
+RATE = _units("rate", RATE_UNITS, '"10Gbps"')
+BYTES = _units("size", BYTE_UNITS, '"64KiB"')
+SIZE = _units("size", SIZE_UNITS, '"65pkt"')
+PACKETS = _units("packet count", ["pkt"], '"100pkt"')
+TIME_OR_RTTS = _units("time", TIME_UNITS, '"200us", or "<x>rtt"', _with_unit(_MULTIPLE, ["rtt"]))
+SIZE_OR_BDPS = _units("size", SIZE_UNITS, '"10pkt", or "<x>bdp"', _with_unit(_MULTIPLE, ["bdp"]))
+SIZE_OR_UNLIMITED = _units("size", SIZE_UNITS, '"1000pkt", or "unlimited"', "unlimited")
+
+
+def _int(description: str, minimum: int, maximum: int | None = None, default: int | None = None) -> Schema:
+    out: Schema = {"type": "integer", "minimum": minimum}
+    if maximum is not None:
+        out["maximum"] = maximum
+    return _field(out, description, default)
+
+
+def _fraction(description: str, default: float | None = None, *, closed: bool = False) -> Schema:
+    """A float in (0, 1], or in [0, 1] when ``closed``."""
+    low = {"minimum": 0} if closed else {"exclusiveMinimum": 0}
+    return _field({"type": "number", **low, "maximum": 1}, description, default)
+
+
+def _bool(description: str, default: bool | None = None) -> Schema:
+    return _field({"type": "boolean"}, description, default)
+
+
+def _choice(values: list[str], description: str, default: str | None = None) -> Schema:
+    return _field({"type": "string", "enum": values}, description, default)
+
+
+def _string(description: str, default: str | None = None) -> Schema:
+    return _field({"type": "string"}, description, default)
+
+
+def _ref(name: str, description: str) -> Schema:
+    return {"$ref": f"#/$defs/{name}", "description": description}
+
+
+def _table(properties: dict[str, Schema], description: str = "", required: tuple[str, ...] = ()) -> Schema:
+    out: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
+    if description:
+        out["description"] = description
+    if required:
+        out["required"] = list(required)
+    return out
+
+
+def _by_kind(table: Schema, key: str, fields: dict[str, list[str]], default: str | None = None) -> Schema:
+    """Only the fields each value of ``key`` reads, as the engine rejects the others.
+
+    The default's condition holds also when ``key`` is not given.
+    """
+    rules = []
+    for value, names in fields.items():
+        condition: Schema = {"properties": {key: {"const": value}}}
+        if value != default:
+            condition["required"] = [key]
+        rules.append({"if": condition, "then": {"propertyNames": {"enum": [key, *names]}}})
+    return {**table, "allOf": rules}
+
+
+# ------------------------------------------------------------------ sections
+
+
+def _topology() -> Schema:
+    link = "link: { rate, delay }"
+    table = _table(
+        {
+            "kind": _choice(TOPOLOGY_KINDS, "the network's shape"),
+            "host_link": _ref("link", f"every host's {link}; the fallback of the other links (10Gbps, 1us)"),
+            "senders": _int("sender hosts s0...", 1, 1 << 20),
+            "receivers": _int("receiver hosts r0...", 1, 1 << 20, 1),
+            "sender_link": _ref("link", f"the senders' {link} (default host_link)"),
+            "receiver_link": _ref("link", f"the receivers' {link} (default host_link)"),
+            "core_link": _ref("link", f"dumbbell: the {link} between the two switches (none: a star)"),
+            "leaves": _int("leaf switches", 1, 4096),
+            "spines": _int("spine switches", 1, 4096),
+            "hosts_per_leaf": _int("hosts under each leaf", 1, 4096),
+            "k": _int("fat-tree arity (even)", 2, 64),
+            "fabric_link": _ref("link", f"switch-to-switch {link} (default host_link)"),
+            "preset": _choice(PRESETS, "multi_dc: fills every field not given, and the switch queues"),
+            "dcs": _int("multi_dc: datacenters", 2, 16, 2),
+            "fabric": _choice(FABRICS, "multi_dc: each datacenter's topology"),
+            "interconnect": _choice(INTERCONNECTS, "multi_dc: how the datacenters are joined"),
+            "routers": _int("multi_dc backbone: backbone routers", 1, 65_536, 64),
+            "border_links": _int("multi_dc border: parallel links from each top switch to its border", 1, 1024, 8),
+            "wan_links": _int("multi_dc border: parallel links between each pair of borders", 1, 65_536, 8),
+            "long_haul_link": _ref("link", f"multi_dc: the long-haul {link}"),
+            "border_link": _ref("link", f"multi_dc border: top switch to border {link} (default fabric_link)"),
+        },
+        "The network ([topology] in docs/scenario.md).",
+        required=("kind",),
+    )
+    star = ["host_link", "senders", "receivers", "sender_link", "receiver_link"]
+    multi_dc = ["host_link", "fabric_link", "leaves", "spines", "hosts_per_leaf", "k", "preset", "dcs", "fabric"]
+    multi_dc += ["interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]
+    fields = {
+        "dumbbell": [*star, "core_link"],
+        "star": star,
+        "leaf_spine": ["host_link", "leaves", "spines", "hosts_per_leaf", "fabric_link"],
+        "fat_tree": ["host_link", "k", "fabric_link"],
+        "multi_dc": multi_dc,
+    }
+    return _by_kind(table, "kind", fields)
+
+
+def _marking() -> Schema:
+    table = _table(
+        {
+            "kind": _choice(MARKING_KINDS, "the ECN marking policy"),
+            "threshold": SIZE("step: mark when the backlog ahead has reached this"),
+            "min": SIZE("RED: lower threshold"),
+            "max": SIZE("RED: upper threshold, same unit as min"),
+            "p_max": _fraction("red: marking probability at max", 0.02),
+            "weight": _fraction("red: EWMA weight of the average queue", 0.002),
+            "gentle": _bool("red: probability rises to 1 at 2 max", True),
+            "wait": _bool("red: space marks by the count since the last one", True),
+            "phantom": _table(
+                {
+                    "size": BYTES("the phantom counter's cap"),
+                    "slowdown": _field(
+                        {"type": "number", "minimum": 0, "maximum": 1000}, "drain slower than line rate, percent", 10
+                    ),
+                    "drain_rate": RATE("drain one packet per packet time at this rate (not with slowdown)"),
+                },
+                "dequeue_red: mark from Uno's phantom queue instead of the data queue",
+            ),
+        },
+        "ECN marking of this queue.",
+        required=("kind",),
+    )
+    red = ["min", "max", "p_max", "weight", "gentle", "wait"]
+    fields = {"none": [], "step": ["threshold"], "red": red, "dequeue_red": ["min", "max", "phantom"]}
+    return _by_kind(table, "kind", fields)
+
+
+def _queue() -> Schema:
+    control = _table(
+        {
+            "limit": SIZE_OR_UNLIMITED("drop-tail limit of the control queue (default twice the data queue's)"),
+            "service": _choice(SERVICES, "control first, or weighted round-robin", "strict"),
+            "weight": _int("wrr: control packets served per data packet", 1, 1_000_000, 20),
+        },
+        "A control queue for header-only packets (ACKs, NACKs, trimmed headers).",
+    )
+    return _table(
+        {
+            "limit": SIZE("drop-tail limit (switch default 1000pkt; hosts unlimited)"),
+            "marking": {"$ref": "#/$defs/marking"},
+            "trim": _bool("cut a data packet that would overflow to its header", False),
+            "trim_header": BYTES("wire bytes a trimmed packet keeps", "64B"),
+            "control": _by_kind(control, "service", {"strict": ["limit"], "wrr": ["limit", "weight"]}, "strict"),
+            "device_queue": PACKETS("a device FIFO of this many packets under the queue (ns-3)"),
+            "schedule": _choice(SCHEDULES, "order in which waiting data packets leave", "fifo"),
+        },
+        "An output queue.",
+    )
+
+
+def _transport() -> Schema:
+    cc_by_class = _table(
+        {
+            "intra": _choice(CC_KINDS, "flows within a datacenter", "dctcp"),
+            "inter": _choice(CC_KINDS, "flows between datacenters (default intra)"),
+        },
+        "one algorithm per flow class",
+    )
+    cc = {
+        "anyOf": [_choice(CC_KINDS, "every flow"), cc_by_class],
+        "description": "congestion control",
+        "default": "dctcp",
+    }
+    return _table(
+        {
+            "cc": cc,
+            "recovery": _choice(RECOVERY_KINDS, "loss-recovery model (linux for newreno/dctcp, else basic)"),
+            "mtu": BYTES("IP packet size of a full segment", "1500B"),
+            "header": BYTES("IP + TCP header bytes per packet", "40B"),
+            "framing": BYTES("per-frame bytes on the wire beyond the IP packet", "0B"),
+            "init_cwnd": SIZE_OR_BDPS('initial window; pkt means MSS here; or "<x>bdp"', "10pkt"),
+            "min_cwnd": SIZE("floor of window reductions; pkt means MSS", "2pkt"),
+            "min_rto": TIME_OR_RTTS('lower bound of the RTO; or "<x>rtt"', "200ms"),
+            "initial_rto": TIME_OR_RTTS('RTO before the first RTT sample; or "<x>rtt"', "1s"),
+            "max_rto": TIME("upper bound of the backed-off RTO", "60s"),
+            "rto_granularity": TIME("RFC 6298's clock granularity G", "0s"),
+            "sack": _bool("use SACK information for loss detection", True),
+            "dupack_threshold": _int("duplicate ACKs that declare a loss", 1, 1000, 3),
+            "delayed_ack": _int("ACK every n-th in-order segment", 1, 64, 1),
+            "delayed_ack_timeout": TIME("delayed-ACK timer", "1ms"),
+            "ecn": _bool("send packets ECN-capable (false only for newreno by default)"),
+            "ecn_echo": _choice(ECN_ECHOES, "how the receiver echoes CE"),
+            "rwnd": SIZE("static receive-window clamp; pkt means MSS"),
+            "pacing": _bool("pace data packets (default on with window senders)"),
+            "timestamp": _choice(TIMESTAMPS, "where a data packet gets the stamp its ACK echoes", "sender"),
+            "rto": _choice(RTO_KINDS, "RFC 6298 RTO, or a deadline per packet (window senders' default)"),
+            "rto_margin": TIME('rto = "per_packet": margin over the base RTT'),
+            "rto_margin_inter": TIME('rto = "per_packet": added for flows between datacenters'),
+            "base_rtt": TIME("base RTT of flows within a datacenter (default computed)"),
+            "base_rtt_inter": TIME("base RTT of flows between datacenters (default computed)"),
+            "ack_size": BYTES("wire bytes of an ACK or NACK (default header + framing)"),
+            "fast_retransmit": _bool("loss detection by duplicate ACKs and SACK gaps", True),
+            "whole_segments": _bool("round every flow up to whole segments (htsim)", False),
+            "nack_decrease": _choice(NACK_DECREASES, "hotnets_dctcp: what a NACK does to the window", "mss"),
+            "dctcp": _table(
+                {
+                    "g": _fraction("EWMA gain of alpha", 0.0625),
+                    "alpha_init": _fraction("alpha before the first update", 1.0, closed=True),
+                },
+                'cc = "dctcp" or "hotnets_dctcp" only',
+            ),
+            "uno": _table({"g": _fraction("EWMA gain of the per-epoch ECN fraction", 0.5)}, 'cc = "uno" only'),
+            "gemini": _table(
+                {
+                    "t": TIME("delay threshold above the base RTT", "5ms"),
+                    "h": _fraction("additive increase per RTT as a fraction of the inter BDP", 0.00024),
+                },
+                'cc = "gemini" only',
+            ),
+            "mprdma": _table(
+                {"variant": _choice(MPRDMA_VARIANTS, "a: d = 0.5; b: d = 0.15", "a")}, 'cc = "mprdma" only'
+            ),
+        },
+        "The one transport every flow uses.",
+    )
+
+
+def _workload() -> Schema:
+    table = _table(
+        {
+            "kind": _choice(WORKLOAD_KINDS, "what traffic this entry adds"),
+            "start": TIME("when the workload begins", "0s"),
+            "degree": _int("number of senders", 1),
+            "receiver": _string("the receiving host (default: first of the receivers group)"),
+            "senders": _ref("host_set", "the pool senders are chosen from (default: the senders group)"),
+            "pick": _choice(PICKS, "which senders of the pool", "first"),
+            "bytes_per_sender": BYTES("flow size per sender (or total_bytes)"),
+            "total_bytes": BYTES("total over the senders (or bytes_per_sender)"),
+            "jitter": TIME("each sender starts U[0, jitter) late", "0s"),
+            "period": TIME("time between burst starts (required when count > 1)"),
+            "count": _int("number of bursts", 1, 1_000_000, 1),
+            "scheme": _choice(SCHEMES, "proxy_incast: how the proxy relays", "baseline"),
+            "proxy": _string("proxy_incast: the proxy host (default: first of the proxies group)"),
+            "proxy_order": _choice(PROXY_ORDERS, "proxy_incast naive: how the proxy's connections share its NIC"),
+            "load": _fraction("offered load"),
+            "sizes": _string("a flow-size CDF file"),
+            "sampling": _choice(SAMPLINGS, "how sizes are drawn from the CDF (default: the file's convention)"),
+            "stop": TIME("no arrival at or after this (default: the scenario's duration)"),
+            "hosts": _ref("host_set", 'endpoints (default "all")'),
+            "bytes": BYTES("size of each flow"),
+            "src": _string("flow: source host"),
+            "dst": _string("flow: destination host"),
+            "file": _string("matrix: a traffic-matrix file (.cm)"),
+            "max_flows": _int("matrix: keep only the first flows by start time", 1),
+            "intra_fraction": _fraction("probability that a flow stays in its datacenter", closed=True),
+            "intra_sizes": _string("flow-size CDF file of flows within a datacenter"),
+            "inter_sizes": _string("flow-size CDF file of flows between datacenters"),
+            "flows": _int("number of flows kept", 1, 100_000_000),
+            "gap": TIME("rpc_incast: from a burst's end to the next burst's start", "1s"),
+            "request_jitter": TIME("rpc_incast: each request leaves U[0, jitter) late", "0s"),
+            "response_jitter": TIME("rpc_incast: each response is written U[0, jitter) late", "0s"),
+            "request_bytes": BYTES("rpc_incast: request payload", "4B"),
+            "tokens": _int("rpc_incast: responses holding a token at a time (0: off)", 0, 1 << 20, 0),
+            "token_window": BYTES("rpc_incast: receive window of a token holder", "64KB"),
+        },
+        "One [[workload]] entry; the fields other than kind and start belong to one kind each.",
+        required=("kind",),
+    )
+    incast = ["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start"]
+    rpc = ["gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window"]
+    fields = {
+        "incast": [*incast, "period", "count"],
+        "poisson": ["load", "sizes", "sampling", "stop", "hosts", "start"],
+        "permutation": ["hosts", "bytes", "start"],
+        "flow": ["src", "dst", "bytes", "start"],
+        "matrix": ["file", "max_flows", "start"],
+        "mixed_poisson": [
+            "load",
+            "sampling",
+            "hosts",
+            "flows",
+            "intra_fraction",
+            "intra_sizes",
+            "inter_sizes",
+            "start",
+        ],
+        "rpc_incast": [*[f for f in incast if f != "jitter"], "count", *rpc],
+        "proxy_incast": [*incast, "scheme", "proxy", "proxy_order"],
+    }
+    return _by_kind(table, "kind", fields)
+
+
+def _record() -> Schema:
+    def interval(default: str, floor: str) -> Schema:
+        return TIME(f"sampling period, at least {floor}", default)
+
+    return _table(
+        {
+            "flows": _bool("produce the flows table", True),
+            "queues": _table(
+                {
+                    "ports": _ref("port_set", 'ports to sample (default "bottleneck")'),
+                    "interval": interval("10us", "1ns"),
+                },
+                "queue-depth series ({} for the defaults)",
+            ),
+            "hosts": _table(
+                {
+                    "bin": TIME("bin width, at least 1us", "1ms"),
+                    "hosts": _ref("host_set", 'hosts to count (default "all")'),
+                },
+                "Millisampler-style per-host counters ({} for the defaults)",
+            ),
+            "queue_events": _table(
+                {"ports": _ref("port_set", 'ports to trace (default "bottleneck")')},
+                "queue length at every change",
+            ),
+            "windows": _table({"interval": interval("10us", "1us")}, "every active flow's cwnd, in flight and alpha"),
+            "rates": _table({"interval": interval("100us", "1us")}, "every connection's bytes per interval"),
+        },
+        "What is recorded beyond the flows, incasts and ports tables.",
+    )
+
+
+def _names(what: str) -> Schema:
+    return {
+        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+        "description": what,
+    }
+
+
+def scenario_schema() -> Schema:
+    """The JSON Schema of a scenario file (a new dict each call)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "fanin scenario",
+        "description": "A fanin scenario file (docs/scenario.md). `fanin validate` has the last word.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["topology", "workload"],
+        "properties": {
+            "name": _string("a label", "scenario"),
+            "seed": _int("root of every random stream", 0, 2**63 - 1, 1),
+            "duration": TIME("hard stop; by default the run ends when the work does"),
+            "max_duration": TIME("safety cap when duration is not set", "10s"),
+            "topology": {"$ref": "#/$defs/topology"},
+            "switch": _table(
+                {
+                    "queue": _ref("queue", "every switch egress port"),
+                    "inter_queue": _ref("queue", "multi_dc: the inter ports (default [switch.queue])"),
+                },
+            ),
+            "host": _table(
+                {
+                    "queue": _ref("queue", "every host NIC (default unlimited, unmarked)"),
+                    "tsq": _bool("TCP Small Queues (default on with the Linux model and no [host.queue])"),
+                    "limit_output": BYTES("tcp_limit_output_bytes", "1MiB"),
+                },
+            ),
+            "transport": {"$ref": "#/$defs/transport"},
+            "workload": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/workload"}},
+            "record": {"$ref": "#/$defs/record"},
+            "routing": _by_kind(
+                _table(
+                    {
+                        "lb": _choice(LB_KINDS, "per-flow ECMP, per-packet spraying, or Uno's subflows", "ecmp"),
+                        "subflows": _int("unolb: subflows per flow", 1, 255, 10),
+                        "entropies": _int("unolb: path entropies drawn from [0, entropies)", 1, 1 << 30, 250),
+                    },
+                    "How senders spread packets over equal-cost paths.",
+                ),
+                "lb",
+                {"ecmp": [], "spray": [], "unolb": ["subflows", "entropies"]},
+                "ecmp",
+            ),
+        },
+        "$defs": {
+            "link": _table(
+                {"rate": RATE("line rate"), "delay": TIME("one-way propagation delay")},
+                "a full-duplex link; a field not given comes from its fallback",
+            ),
+            "host_set": _names('a group ("all", "senders", "pod1"), a host ("s3") or a list of hosts'),
+            "port_set": _names('"all", "switches", a named port ("bottleneck"), "from->to", or a list'),
+            "topology": _topology(),
+            "queue": _queue(),
+            "marking": _marking(),
+            "transport": _transport(),
+            "workload": _workload(),
+            "record": _record(),
+        },
+    }
