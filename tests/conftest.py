@@ -75,3 +75,11 @@ def small_fat_tree() -> dict[str, Any]:
 def fanin_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Runs the `fanin` command in a fresh interpreter (as a user would)."""
     return subprocess.run([sys.executable, "-m", "fanin", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def one_line(stderr: str) -> str:
+    """The one line a bad input may print: no second line, no traceback, no panic."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and "panicked" not in stderr, stderr
+    return lines[0]

@@ -9,7 +9,7 @@ from typing import Any
 import tomli_w
 
 import fanin
-from conftest import DEMO, ROOT, fanin_cli
+from conftest import DEMO, ROOT, fanin_cli, one_line
 from fanin import Scenario
 
 
@@ -19,9 +19,7 @@ def write(path: Path, data: dict[str, Any]) -> Path:
 
 
 def assert_one_clean_line(stderr: str) -> None:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert "Traceback" not in stderr and "panicked" not in stderr
+    one_line(stderr)
 
 
 def test_validate_ok() -> None:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import fanin
-from conftest import fanin_cli
+from conftest import fanin_cli, one_line
 from fanin.crosscheck import ns3_tcp as x
 
 FULL_INCAST = 2 * 3 * 4 * 3 * 2  # cc x delay x N x buffer x size
@@ -20,10 +20,7 @@ FULL_STEADY = 3 * 3  # flows x delay
 
 
 def assert_one_clean_line(stderr: str) -> None:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith("error: ")
-    assert "Traceback" not in stderr
+    one_line(stderr)
 
 
 # --------------------------------------------------------------------------- grid

@@ -11,7 +11,7 @@ import pytest
 import tomli_w
 
 import fanin
-from conftest import fanin_cli
+from conftest import fanin_cli, one_line
 from fanin.limits import ENV, MACHINE_SHARE, machine_memory, memory_limit
 
 
@@ -28,11 +28,6 @@ def write(tmp_path: Path, data: dict[str, Any]) -> Path:
     path.write_text(tomli_w.dumps(data))
     return path
 
-
-def one_line(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in stderr, stderr
-    return lines[0]
 
 
 def test_a_100000_sender_star_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 import tomli_w
 
 import fanin
-from conftest import fanin_cli
+from conftest import fanin_cli, one_line
 from fanin import Scenario, ScenarioError
 from fanin.overrides import apply, parse_assignment, parse_assignments, parse_path, parse_value
 from fanin.run_key import run_key
@@ -22,11 +22,6 @@ def write(path: Path, data: dict[str, Any]) -> Path:
     path.write_text(tomli_w.dumps(data))
     return path
 
-
-def one_line(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in stderr, stderr
-    return lines[0]
 
 
 @pytest.mark.parametrize(
