@@ -137,7 +137,12 @@ def test_skipped_files_are_counted(folder: Path) -> None:
     d = folder / "day1-h1-zip"
     (d / "rackId_7_hostId_13.txt.gz").write_bytes(gzip.compress(b'{"server_hostname": "x", "sampling_freq": 1000}'))
     (d / "rackId_7_hostId_14.txt.gz").write_bytes(b"not gzip at all")
-    t = fb.load(folder)
+    with pytest.warns(fb.BurstInputWarning) as caught:
+        t = fb.load(folder)
+    assert [str(w.message) for w in caught] == [
+        f"{folder}: skipped 2 of 5 files (1 malformed, 1 without counters), "
+        f"e.g. {d / 'rackId_7_hostId_14.txt.gz'}: not JSON (Expecting value: line 1 column 1 (char 0))"
+    ]
     assert sorted(set(t["host"])) == ["11", "12"]
     skipped = t.attrs["skipped"]
     assert len(skipped["no_counters"]) == 1 and "hostId_13" in skipped["no_counters"][0]

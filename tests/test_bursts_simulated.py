@@ -83,10 +83,11 @@ def test_result_directory_and_cli(sim: fanin.Results, tmp_path: Path) -> None:
 
 def test_cli_mixes_inputs_and_reports_skips(tmp_path: Path) -> None:
     write_host(tmp_path / "ms", "day1-h1", "7", "11", **known_host())
-    (tmp_path / "ms" / "day1-h1-zip" / "rackId_7_hostId_99.txt.gz").write_bytes(b"")
+    empty = tmp_path / "ms" / "day1-h1-zip" / "rackId_7_hostId_99.txt.gz"
+    empty.write_bytes(b"")
     r = fanin_cli("bursts", str(tmp_path / "ms"), "--line-rate", "10G", "--no-plots", "-o", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
-    assert "1 malformed file(s) skipped" in r.stderr
+    assert f"ms: skipped 1 of 2 files: {empty}: empty file" in r.stderr
     assert not (tmp_path / "o" / "timeline.png").exists()
 
 

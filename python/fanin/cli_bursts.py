@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -55,6 +58,22 @@ def summary_table(summary: object) -> Table:
     return t
 
 
+@contextmanager
+def input_warnings() -> Iterator[list[str]]:
+    """Collects the lines of every BurstInputWarning raised inside; other warnings show as usual."""
+    from fanin.bursts import BurstInputWarning
+
+    lines: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BurstInputWarning)
+        yield lines
+    for w in caught:
+        if issubclass(w.category, BurstInputWarning):
+            lines.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
 def bursts_cmd(
     paths: Annotated[list[Path], typer.Argument(help="fanin result dirs, Millisampler folders/files, pcap(ng) files")],
     output: Annotated[Path, typer.Option("-o", "--output", help="directory for the tables (Parquet) and figures")],
@@ -70,20 +89,19 @@ def bursts_cmd(
     and per-rack tables and figures."""
     import fanin.bursts as fb
     from fanin._fs import check_replaceable
-    from fanin.bursts.millisampler import describe_skipped
     from fanin.bursts.output import write
     from fanin.cli import err, fail, out, user_errors
 
     with user_errors():
         try:
             check_replaceable(output)
-            counters = fb.load(*paths, bin=bin)
+            with input_warnings() as notes:  # printed only once the study is written
+                counters = fb.load(*paths, bin=bin)
             found = fb.find(counters, line_rate, flows=flows)
-            write(found, counters, output, inputs=[str(p) for p in paths], figures=not no_plots)
+            write(found, counters, output, inputs=[str(p) for p in paths], figures=not no_plots, warnings=notes)
         except fb.BurstInputError as e:
             fail(str(e))
-    skipped = counters.attrs.get("skipped", {})
-    for line in describe_skipped(skipped.get("no_counters", []), skipped.get("malformed", [])):
+    for line in notes:
         err.print(f"[yellow]warning:[/] {escape(line)}", soft_wrap=True)
     out.print(summary_table(found.summary()))
     if len(found.sensitivity):

@@ -10,7 +10,17 @@ paper's definitions; ``write`` stores the tables (Parquet) and the figures.
 """
 
 from fanin.bursts.analysis import CANDIDATE_RATES_BPS, Bursts, find
-from fanin.bursts.counters import COLUMNS, COUNTERS, KEYS, BurstInputError
+from fanin.bursts.counters import COLUMNS, COUNTERS, KEYS, BurstInputError, BurstInputWarning
 from fanin.bursts.load import load
 
-__all__ = ["CANDIDATE_RATES_BPS", "COLUMNS", "COUNTERS", "KEYS", "BurstInputError", "Bursts", "find", "load"]
+__all__ = [
+    "CANDIDATE_RATES_BPS",
+    "COLUMNS",
+    "COUNTERS",
+    "KEYS",
+    "BurstInputError",
+    "BurstInputWarning",
+    "Bursts",
+    "find",
+    "load",
+]

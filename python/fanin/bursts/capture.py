@@ -1,4 +1,4 @@
-"""Packet captures (pcap, pcapng) turned into per-host counters, read with ``dpkt``.
+"""Packet captures (pcap, pcapng) turned into per-host counters, parsed with ``dpkt``.
 
 Per IP address seen in the capture, per bin (bins start at the first packet):
 - ``ingress_bytes`` / ``egress_bytes``: frame bytes to / from the address, counted as
@@ -15,6 +15,7 @@ Packets that are not IPv4/IPv6 (ARP, LLDP) have no host and are not counted.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,8 @@ import dpkt
 import numpy as np
 import pandas as pd
 
-from fanin.bursts.counters import COUNTERS, BurstInputError, concat, series_frame
+from fanin.bursts.counters import COUNTERS, BurstInputError, BurstInputWarning, concat, series_frame
+from fanin.bursts.pcapfile import CaptureReader
 
 ETHERNET_HEADER_BYTES = 14
 CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap")
@@ -51,17 +53,14 @@ def _network_layer(linktype: int, buf: bytes) -> dpkt.Packet | None:
 
 
 def _packets(path: Path) -> Iterator[tuple[float, int, bytes]]:
+    """(time in s, link type, frame) of every whole record; a capture cut short or corrupt is
+    read up to that point, with one :class:`BurstInputWarning` saying where it stopped."""
     with open(path, "rb") as f:
-        try:
-            reader = dpkt.pcap.UniversalReader(f)
-        except (ValueError, dpkt.dpkt.NeedData) as e:
-            raise BurstInputError(f"{path}: not a pcap or pcapng capture ({e})") from None
-        linktype = reader.datalink()
-        try:
-            for ts, buf in reader:
-                yield float(ts), linktype, buf
-        except (ValueError, dpkt.dpkt.NeedData, dpkt.dpkt.UnpackError) as e:
-            raise BurstInputError(f"{path}: truncated or malformed capture ({e})") from None
+        reader = CaptureReader(f, path)
+        for ts, buf in reader:
+            yield float(ts), reader.linktype, buf
+    if reader.cut:
+        warnings.warn(reader.cut, BurstInputWarning, stacklevel=2)
 
 
 class _Retransmissions:

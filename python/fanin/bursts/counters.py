@@ -29,6 +29,13 @@ class BurstInputError(ValueError):
     """
 
 
+class BurstInputWarning(UserWarning):
+    """Input measured only in part: a capture cut short, files of a folder skipped.
+
+    ``str()`` is one line that names the input, what was left out and why.
+    """
+
+
 def series_frame(
     keys: Mapping[str, str], bin_ps: int, counters: Mapping[str, Sequence[int] | np.ndarray], line_rate_bps: int = 0
 ) -> pd.DataFrame:

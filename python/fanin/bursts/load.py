@@ -44,7 +44,9 @@ def load(*sources: Source, bin: str | int | None = None) -> pd.DataFrame:
 
     ``bin`` (``"1ms"`` or picoseconds) sets the bin of captures (default 1 ms) and re-bins
     counter inputs to a whole multiple of their own bin. Files a folder read skipped are
-    listed in ``table.attrs["skipped"]`` (``no_counters`` and ``malformed``).
+    listed in ``table.attrs["skipped"]`` (``no_counters`` and ``malformed``). Input measured
+    only in part (a folder's skipped files, a capture cut short) gives one
+    :class:`~fanin.bursts.BurstInputWarning` per input.
     """
     if not sources:
         raise BurstInputError("no input given")

@@ -26,10 +26,12 @@ def write(
     *,
     inputs: Sequence[str] = (),
     figures: bool = True,
+    warnings: Sequence[str] = (),
 ) -> Path:
     """Writes ``counters``, ``bursts``, ``hosts``, ``racks``, ``stability``, ``sensitivity``
     and ``summary`` as Parquet, ``timeline.png``, ``cdfs.png``, ``stability.png`` and
-    ``manifest.json``. The directory appears whole or not at all."""
+    ``manifest.json`` (with the input ``warnings``, if any: what the study left out). The
+    directory appears whole or not at all."""
     target = Path(directory)
     with atomic_dir(target) as tmp:
         tables = {"counters": counters, **found.tables(), "summary": found.summary()}
@@ -53,6 +55,8 @@ def write(
             "skipped": counters.attrs.get("skipped", {}),
             "files": sorted(files),
         }
+        if warnings:
+            manifest["warnings"] = list(warnings)
         text = json.dumps(manifest, indent=2, sort_keys=True, default=_json_default)
         (tmp / MANIFEST).write_text(text + "\n", encoding="utf-8")
     return target
