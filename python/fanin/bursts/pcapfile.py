@@ -100,7 +100,9 @@ class CaptureReader:
         magic = struct.unpack(">I", head[:4])[0]
         record_header = dpkt.pcap.MAGIC_TO_PKT_HDR[magic]
         divisor: Decimal | float = Decimal("1E9") if magic in _NANO_MAGICS else 1e6  # as dpkt's Reader
-        snaplen = header.snaplen if 0 < header.snaplen <= MAX_RECORD_BYTES else MAX_RECORD_BYTES
+        # libpcap reads records longer than the file's snap length (dpkt's writer, for one,
+        # declares 1500 whatever it writes), so only libpcap's own bound makes one corrupt.
+        snaplen = MAX_RECORD_BYTES
         n = record_header.__hdr_len__
         while (left := self._left()) > 0:
             start = self._f.tell()
