@@ -63,8 +63,8 @@ def user_errors() -> Iterator[None]:
         fail(str(e) if not e.filename else f"{e.strerror or e}: {e.filename}")
     except RuntimeError as e:  # an engine invariant failed: still no trace, but not exit 2
         fail(str(e), code=1)
-    except KeyboardInterrupt:
-        fail("interrupted", code=130)
+    except KeyboardInterrupt as e:  # Ctrl-C: 130; SIGTERM where fanin turns it into an interrupt: 143
+        fail("interrupted", code=getattr(e, "exit_code", 130))
 
 
 DataDirOption = Annotated[

@@ -25,12 +25,14 @@ def incast_cmd(
     """Run an incast of real kernel TCP through a rate-limited bottleneck, capture it at the
     receiver, and find its bursts. Needs root and iproute2."""
     import fanin.bursts as fb
+    from fanin._fs import atomic_write_bytes, check_replaceable
     from fanin.bursts.analysis import summarize
     from fanin.bursts.output import write
     from fanin.bursts.units import parse_bytes, parse_rate_bps
     from fanin.cli import fail, out, user_errors
     from fanin.cli_bursts import summary_table
-    from fanin.testbed.incast import compare, run_incast
+    from fanin.testbed.incast import TESTBED_JSON, compare, run_incast
+    from fanin.testbed.leftovers import clean_leftovers
     from fanin.testbed.netns import QUEUES, RECEIVER_ADDR, TestbedUnavailable, unavailable_reason
 
     with user_errors():
@@ -38,11 +40,12 @@ def incast_cmd(
             size, rate_bps = parse_bytes(bytes_per_sender, "--bytes"), parse_rate_bps(rate, "--rate")
             if queue not in QUEUES:
                 raise fb.BurstInputError(f"--queue: {queue!r} (allowed: {', '.join(QUEUES)})")
-            if output.exists() and any(output.iterdir()) and not (output / "testbed.json").is_file():
-                raise fb.BurstInputError(f"{output} exists and is not a testbed result directory (no testbed.json)")
+            check_replaceable(output, TESTBED_JSON)
             reason = unavailable_reason()
             if reason:
                 raise TestbedUnavailable(reason)
+            for line in clean_leftovers():  # of killed runs: run_incast would remove them silently
+                out.print(escape(line), soft_wrap=True)
             run = run_incast(
                 output, senders=senders, bytes_per_sender=size, bursts=bursts, rate_bps=rate_bps, queue=queue
             )
@@ -53,7 +56,7 @@ def incast_cmd(
             fail(str(e))
     receiver = found.bursts[found.bursts["host"] == RECEIVER_ADDR]
     table = compare(run, output, receiver)
-    (output / "comparison.json").write_text(json.dumps(table.to_dict("records"), indent=2) + "\n")
+    atomic_write_bytes(output / "comparison.json", (json.dumps(table.to_dict("records"), indent=2) + "\n").encode())
     hosts = found.hosts[found.hosts["host"] == RECEIVER_ADDR]
     out.print(summary_table(summarize(receiver, hosts).assign(dataset=f"receiver {RECEIVER_ADDR}")))
     t = Table(title="payload sent by the testbed vs found in bursts at the receiver (bytes)", box=None)
@@ -72,3 +75,20 @@ def incast_cmd(
         )
     out.print(t)
     out.print(f"capture, tables and figures: {escape(str(output))}")
+
+
+@testbed_app.command("clean")
+def clean_cmd() -> None:
+    """Remove what killed testbed runs left: their namespaces and links, processes still
+    inside them, partial output folders. Runs still going are left alone."""
+    from fanin.cli import fail, out, user_errors
+    from fanin.testbed.leftovers import clean_leftovers
+    from fanin.testbed.netns import unavailable_reason
+
+    with user_errors():
+        reason = unavailable_reason()
+        if reason:
+            fail(reason)
+        said = clean_leftovers()
+    for line in said or ["nothing left by killed testbed runs"]:
+        out.print(escape(line), soft_wrap=True)

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fanin._fs import MANIFEST, atomic_write_bytes
+from fanin._fs import MANIFEST, atomic_write_bytes, remove_stale_temps
+from fanin._proc import deferred_interrupts, kill_pool, sigterm_interrupts, worker_pool
 from fanin.derive_ref import Derive, DeriveRef, load_module  # noqa: F401 (load_module: re-exported)
 from fanin.run_key import default_cache, run_key
 from fanin.results import TIMING, Results
@@ -40,6 +40,7 @@ ProgressFn = Callable[[int, int], None]
 
 _SEED = "seed"
 _VARIANT = "variant"
+_CHECK_S = 0.2  # how often a parallel sweep looks for Ctrl-C or SIGTERM while runs go on
 
 
 class SweepError(ValueError):
@@ -466,7 +467,7 @@ def run_sweeps(
         if report:
             report(done + n, total)
 
-    with bar if bar is not None else _Null():
+    with bar if bar is not None else _Null(), sigterm_interrupts():
         tick(0)
         if not parallel:
             ran = set()
@@ -475,11 +476,10 @@ def run_sweeps(
                     ran.add(t.run_dir)
                 tick(i + 1)
         elif executor is not None:
-            ran = _drain(executor, pending, tick, own=False)
+            with deferred_interrupts() as check:
+                ran = _drain(executor, pending, tick, check)
         else:
-            ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
-            pool = ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx)
-            ran = _drain(pool, pending, tick, own=True)
+            ran = _drain_own_pool(min(jobs, len(pending)), pending, tick)
     return [_collect(sweep, derive, refs, tasks, _stats(tasks, ran)) for sweep, derive, refs, tasks in plans]
 
 
@@ -509,8 +509,27 @@ class _Null:
         return None
 
 
-def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], *, own: bool) -> set[str]:
-    """Submits every task; returns the run directories the engine ran."""
+def _drain_own_pool(workers: int, pending: list[_Task], tick: Callable[[int], Any]) -> set[str]:
+    """As :func:`_drain` in local worker processes, which an interrupt stops at once."""
+    pool = worker_pool(workers)
+    with deferred_interrupts() as check:  # a second Ctrl-C does not cut the cleanup short either
+        try:
+            ran = _drain(pool, pending, tick, check)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: runs already under way are not waited for
+            kill_pool(pool)
+            for d in {p for t in pending for p in (Path(t.run_dir).parent, Path(t.run_dir) / "derived")}:
+                remove_stale_temps(d)  # what the killed workers were writing
+            raise
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return ran
+
+
+def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], check: Callable[[], None]) -> set[str]:
+    """Submits every task; returns the run directories the engine ran. ``check()`` raises on an
+    interrupt that came meanwhile (see :func:`fanin._proc.deferred_interrupts`)."""
     ran: set[str] = set()
     finished = 0
     futures: dict[Future[bool], _Task] = {}
@@ -518,7 +537,8 @@ def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], *, 
         futures = {pool.submit(_execute, t): t for t in pending}
         waiting = set(futures)
         while waiting:
-            ready, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            check()
+            ready, waiting = wait(waiting, timeout=_CHECK_S, return_when=FIRST_COMPLETED)
             for f in ready:
                 if f.result():
                     ran.add(futures[f].run_dir)
@@ -527,11 +547,7 @@ def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], *, 
     except BaseException:
         for f in futures:
             f.cancel()
-        if own:
-            pool.shutdown(wait=False, cancel_futures=True)
         raise
-    if own:
-        pool.shutdown(wait=True)
     return ran
 
 

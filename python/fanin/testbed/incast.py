@@ -17,9 +17,13 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from fanin._fs import atomic_dir
+from fanin._proc import dies_with_this_process, sigterm_interrupts
+from fanin.testbed.leftovers import clean_leftovers, recorded
 from fanin.testbed.netns import (
     RECEIVER_ADDR,
     ROUTER_RECEIVER_SIDE,
@@ -33,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 PORT = 5001
 MARKER = "fanin-testbed-marker"
 CAPTURE = "capture.pcap"
+TESTBED_JSON = "testbed.json"  # a folder holding it is a testbed run, which a new run may replace
 TAIL_S = 0.02
 
 
@@ -82,6 +87,7 @@ def _spawn(net: Network, ns: str, script: str, *args: str, stdin: bool = False) 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=dies_with_this_process(),  # a killed run leaves no capture running as root
     )
 
 
@@ -96,50 +102,64 @@ def run_incast(
     queue: str = "fair",
     timeout_s: float = 60.0,
 ) -> IncastRun:
-    """Runs the incast and writes ``capture.pcap`` and ``testbed.json`` into ``out_dir``."""
+    """Runs the incast and writes ``capture.pcap`` and ``testbed.json`` into ``out_dir``
+    (which appears whole or not at all).
+
+    What killed runs left is removed first. On an error, Ctrl-C or SIGTERM everything this
+    run made goes (processes, namespaces, the partial output); after a SIGKILL,
+    :func:`fanin.testbed.leftovers.clean_leftovers` (``fanin testbed clean``, or the next
+    run) removes it.
+    """
     reason = unavailable_reason()
     if reason:
         raise TestbedUnavailable(reason)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    clean_leftovers()
     run = IncastRun(
         senders, bytes_per_sender, rate_bps, queue, period_ns or default_period_ns(senders, bytes_per_sender, rate_bps)
     )
-    procs: list[subprocess.Popen[str]] = []
-    with Network(senders, rate_bps, queue) as net:
-        try:
-            for i in range(senders):
-                procs.append(_spawn(net, net.sender(i), "_sender.py", str(PORT), str(bytes_per_sender)))
-                _await_line(procs[-1], "listening", 10, f"sender {i}")
-            cfg = {
-                "senders": [sender_addr(i) for i in range(senders)],
-                "port": PORT,
-                "bytes": bytes_per_sender,
-                "bursts": bursts,
-                "period_ns": run.period_ns,
-                "marker_addr": ROUTER_RECEIVER_SIDE,
-            }
-            receiver = _spawn(net, net.receiver, "_receiver.py", json.dumps(cfg), stdin=True)
-            procs.append(receiver)
-            _await_line(receiver, "connected", 10, "receiver")
-            capture = _spawn(net, net.receiver, "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
-            procs.append(capture)
-            _await_line(capture, "ready", 10, "capture")
-            assert receiver.stdin is not None
-            receiver.stdin.write("go\n")
-            receiver.stdin.flush()
-            report = json.loads(_await_line(receiver, "{", timeout_s, "receiver's report"))
-            time.sleep(TAIL_S)  # quiet bins after the last burst, so it is not cut off by the capture's end
-            capture.send_signal(signal.SIGTERM)
-            run.capture_drops = int(_await_line(capture, "drops", 10, "capture's report").split()[1])
-        finally:
-            for p in procs:
-                with contextlib.suppress(ProcessLookupError):
-                    p.kill()
-                p.wait(10)
-    run.marker_ns, run.bursts = report["marker_ns"], report["bursts"]
-    (out / "testbed.json").write_text(json.dumps(asdict(run), indent=2) + "\n", encoding="utf-8")
+    net = Network(senders, rate_bps, queue)
+    with sigterm_interrupts(), atomic_dir(out_dir, marker=TESTBED_JSON) as out:
+        with recorded(net.namespaces(), net.links(), out), net:
+            report = _exchange(net, run, bursts, out, timeout_s)
+        run.marker_ns, run.bursts = report["marker_ns"], report["bursts"]
+        (out / TESTBED_JSON).write_text(json.dumps(asdict(run), indent=2) + "\n", encoding="utf-8")
     return run
+
+
+def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: float) -> dict[str, Any]:
+    """Starts the senders, the receiver and the capture, lets ``bursts`` bursts run; the receiver's report."""
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for i in range(run.senders):
+            procs.append(_spawn(net, net.sender(i), "_sender.py", str(PORT), str(run.bytes_per_sender)))
+            _await_line(procs[-1], "listening", 10, f"sender {i}")
+        cfg = {
+            "senders": [sender_addr(i) for i in range(run.senders)],
+            "port": PORT,
+            "bytes": run.bytes_per_sender,
+            "bursts": bursts,
+            "period_ns": run.period_ns,
+            "marker_addr": ROUTER_RECEIVER_SIDE,
+        }
+        receiver = _spawn(net, net.receiver, "_receiver.py", json.dumps(cfg), stdin=True)
+        procs.append(receiver)
+        _await_line(receiver, "connected", 10, "receiver")
+        capture = _spawn(net, net.receiver, "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
+        procs.append(capture)
+        _await_line(capture, "ready", 10, "capture")
+        assert receiver.stdin is not None
+        receiver.stdin.write("go\n")
+        receiver.stdin.flush()
+        report: dict[str, Any] = json.loads(_await_line(receiver, "{", timeout_s, "receiver's report"))
+        time.sleep(TAIL_S)  # quiet bins after the last burst, so it is not cut off by the capture's end
+        capture.send_signal(signal.SIGTERM)
+        run.capture_drops = int(_await_line(capture, "drops", 10, "capture's report").split()[1])
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                p.kill()
+            p.wait(10)
+    return report
 
 
 def compare(run: IncastRun, out_dir: str | Path, found_bursts: pd.DataFrame) -> pd.DataFrame:

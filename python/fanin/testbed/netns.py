@@ -6,7 +6,8 @@
 
 Every address lives inside the namespaces made here (10.199.0.0/16), so nothing on the
 host's own network changes. The namespaces (and with them every veth) are deleted on exit,
-also when the run fails.
+also when the run fails; their names carry the run's pid (leftovers.py says how what a
+killed run left is found).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from fanin.testbed.leftovers import run_prefix
 
 RECEIVER_ADDR = "10.199.0.2"
 ROUTER_RECEIVER_SIDE = "10.199.0.1"
@@ -40,7 +43,7 @@ def unavailable_reason() -> str | None:
     missing = [tool for tool in ("ip", "tc") if shutil.which(tool) is None]
     if missing:
         return f"the testbed needs iproute2 ({' and '.join(missing)} not found; apt-get install iproute2)"
-    probe = f"fanin-probe-{os.getpid()}"
+    probe = f"{run_prefix(os.getpid())}-probe"
     made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
     if made.returncode != 0:
         return f"cannot create a network namespace here: {made.stderr.strip() or 'ip netns add failed'}"
@@ -61,7 +64,7 @@ class Network:
     senders: int
     rate_bps: int
     queue: str = "fair"
-    prefix: str = field(default_factory=lambda: f"fi{os.getpid() % 100000}")
+    prefix: str = field(default_factory=lambda: run_prefix(os.getpid()))
 
     @property
     def receiver(self) -> str:
@@ -81,6 +84,10 @@ class Network:
     def namespaces(self) -> list[str]:
         return [self.receiver, self.router, *(self.sender(i) for i in range(self.senders))]
 
+    def links(self) -> list[str]:
+        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
+        return [f"{self.prefix}a", f"{self.prefix}b"]
+
     def exec_args(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
 
@@ -89,7 +96,7 @@ class Network:
 
     def _link(self, ns: str, ns_addr: str, router_iface: str, router_addr: str) -> None:
         """A veth pair between ``ns`` (eth0) and the router, a /24 between them."""
-        a, b = f"{self.prefix}a", f"{self.prefix}b"
+        a, b = self.links()
         _run(["ip", "link", "add", a, "type", "veth", "peer", "name", b])
         _run(["ip", "link", "set", a, "netns", ns])
         _run(["ip", "link", "set", b, "netns", self.router])

@@ -1,0 +1,146 @@
+"""Child processes that die with their parent, and SIGTERM taken as an interrupt.
+
+Without this a killed `fanin sweep -j N` leaves its pool workers waiting for tasks forever
+(each holds both ends of the task queue, so it never sees the parent go), and a killed
+testbed run leaves its capture process running as root.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+# Looked up once in the parent: a child between fork and exec must not load libraries.
+_prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as Ctrl-C is so that the same cleanup runs; exits with 128 + 15."""
+
+    exit_code = 128 + signal.SIGTERM
+
+
+def die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
+    """Has the kernel send ``sig`` to this process when ``parent`` exits, whatever kills it (Linux).
+
+    The request follows the thread that started this process, so start children from a thread
+    that lives as long as they should.
+    """
+    if _prctl is None:
+        return
+    if _prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # the parent died before the request: no signal will come
+        os.kill(os.getpid(), sig)
+
+
+def dies_with_this_process() -> Callable[[], None]:
+    """A ``preexec_fn`` for subprocess.Popen: the child dies when this process does."""
+    parent = os.getpid()
+    return lambda: die_with_parent(parent)
+
+
+def _worker_started(parent: int) -> None:
+    # Ctrl-C reaches the whole process group; the parent stops the pool, so the workers
+    # ignore it rather than each print a traceback. (It was blocked since the worker started,
+    # see _WorkerPool; one that came meanwhile is dropped here.)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with_parent(parent)
+
+
+class _WorkerPool(ProcessPoolExecutor):
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        # Workers start inside submit and inherit this thread's signal mask: with SIGINT blocked,
+        # a Ctrl-C while a worker imports waits instead of raising there. This process gets it
+        # as soon as the mask is back.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super().submit(fn, *args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes that die with this one and leave Ctrl-C to it; stop it
+    early with :func:`kill_pool`.
+
+    Submit from the thread that waits for the results: workers start on submit, and their
+    death signal follows the thread that started them.
+    """
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+    return _WorkerPool(max_workers=workers, mp_context=ctx, initializer=_worker_started, initargs=(os.getpid(),))
+
+
+def kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Kills the workers at once (their running tasks are lost) and waits until they are gone."""
+    # What ProcessPoolExecutor.kill_workers() does from Python 3.14 on.
+    workers = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        w.kill()
+    for w in workers:
+        w.join()
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread, so ``finally`` and
+    ``except BaseException`` cleanups run for it as for Ctrl-C. A handler someone else set (or
+    SIGTERM ignored) is left alone, as is everything off the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[Callable[[], None]]:
+    """While inside, Ctrl-C and SIGTERM only take note, and the ``check()`` it yields raises
+    KeyboardInterrupt or :class:`Terminated` once one came (leaving raises it too).
+
+    For waits inside library code an exception at an arbitrary point would leave locked:
+    concurrent.futures.wait holds every future's lock at times, and an interrupt there leaves
+    the pool's own thread blocked forever. Handlers someone else set are left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
+    came: list[int] = []
+    ours = {signal.SIGINT: (signal.default_int_handler,), signal.SIGTERM: (signal.SIG_DFL, _raise_terminated)}
+    previous = {sig: signal.getsignal(sig) for sig in ours}
+    taken = [sig for sig, handlers in ours.items() if previous[sig] in handlers]
+
+    def check() -> None:
+        if came:
+            raise Terminated() if came[0] == signal.SIGTERM else KeyboardInterrupt()
+
+    for sig in taken:
+        signal.signal(sig, lambda signum, frame: came.append(signum))
+    try:
+        yield check
+    finally:
+        for sig in taken:
+            signal.signal(sig, previous[sig])
+    check()  # one that came after the last look is not lost
