@@ -15,7 +15,7 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Carg
 # Project dependencies + the test extra, read from pyproject.toml (one list, not two).
 REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
 
-.PHONY: setup demo test bench clean testbed-tools
+.PHONY: setup demo test bench wheel clean testbed-tools
 
 setup: $(EXT) testbed-tools
 
@@ -47,6 +47,13 @@ test: setup
 
 bench: setup
 	$(BIN)/fanin bench
+
+# A wheel to install elsewhere: manylinux2014 (glibc 2.17, linked through zig), the module
+# stripped, the experiment catalog inside the package. Its own target directory, so the
+# zig-linked build does not displace the one `make test` uses.
+wheel: $(DEPS_STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'ziglang>=0.11'
+	PATH=$(abspath $(BIN)):$$PATH CARGO_TARGET_DIR=target/wheel $(BIN)/maturin build --release --strip --zig --compatibility manylinux2014 -o dist
 
 clean:
 	rm -rf $(VENV) out $(EXT)

@@ -11,7 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const TOPO: &str = "[topology]\nkind = \"star\"\nsenders = 4\n";
 const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 
-const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps"];
+const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
 const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";

@@ -84,15 +84,16 @@ class Paper:
 
 
 def find_catalog(catalog: str | os.PathLike[str] | None = None) -> Path:
-    """The experiments tree: ``catalog``, else $FANIN_CATALOG, else the repository's
-    ``experiments/`` beside the package (a development install), else ./experiments."""
+    """The experiments tree: ``catalog``, else $FANIN_CATALOG, else the one that ships in the
+    package (``fanin/experiments``; the repository's ``experiments/`` links to it), else
+    ./experiments."""
     candidates = []
     if catalog is not None:
         candidates = [Path(catalog)]
     elif os.environ.get(CATALOG_ENV):
         candidates = [Path(os.environ[CATALOG_ENV])]
     else:
-        candidates = [Path(__file__).resolve().parents[3] / "experiments", Path.cwd() / "experiments"]
+        candidates = [Path(__file__).resolve().parents[1] / "experiments", Path.cwd() / "experiments"]
     for c in candidates:
         if c.is_dir():
             return c
