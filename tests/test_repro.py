@@ -278,3 +278,18 @@ def test_error_bars_of_equal_seeds_are_zero_not_negative() -> None:
     assert err.tolist() == [[0.0], [0.0]]
     err = minmax_err(np.array([2.0]), np.array([1.0]), np.array([4.0]))
     assert err.tolist() == [[1.0], [2.0]]
+
+
+def test_the_catalog_list_fits_80_columns() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, COLUMNS="80")
+    r = subprocess.run([sys.executable, "-m", "fanin", "repro", "--list"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["paper", "figure", "runs", "quick", "runs", "claims", "title"]
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    # One line per figure: a figure's name starts each line after the paper column.
+    assert any(line.split()[:2] == ["foundation", "lone_flow"] for line in lines)

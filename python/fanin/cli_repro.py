@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from fanin.cli import DataDirOption, SetOption, data_dirs, fail, out, user_errors
 
@@ -31,15 +30,20 @@ def _list(catalog: Path | None) -> None:
     from fanin.catalog import find_catalog, load_paper, paper_names
 
     root = find_catalog(catalog)
-    t = Table(box=None, padding=(0, 2), show_header=True)
-    for col in ("paper", "figure", "title", "runs", "quick runs", "claims"):
-        t.add_column(col, justify="right" if "runs" in col or col == "claims" else "left")
+    rows = []
     for paper in paper_names(root):
         full, quick = load_paper(paper, root), load_paper(paper, root, quick=True)
         for i, (f, q) in enumerate(zip(full.figures, quick.figures, strict=True)):
             runs = [str(len(x.sweep.points())) if x.sweep is not None else "-" for x in (f, q)]
-            t.add_row(paper if i == 0 else "", f.name, f.title, *runs, str(len(f.claims)))
-    out.print(t)
+            rows.append((paper if i == 0 else "", f.name, *runs, str(len(f.claims)), f.title))
+    header = ("paper", "figure", "runs", "quick runs", "claims", "title")
+    widths = [max(len(header[j]), *(len(r[j]) for r in rows)) for j in range(5)]
+    # One line per figure at any width: only the title, last, gives way (its README has it whole).
+    room = max(10, out.width - sum(widths) - 2 * len(widths))
+    for r in [header, *rows]:
+        cells = [c.rjust(w) if 2 <= j <= 4 else c.ljust(w) for j, (c, w) in enumerate(zip(r, widths, strict=False))]
+        title = r[5] if len(r[5]) <= room else r[5][: room - 1] + "…"
+        out.print(escape("  ".join([*cells, title])), soft_wrap=True)
 
 
 def repro(
