@@ -15,9 +15,9 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Carg
 # Project dependencies + the test extra, read from pyproject.toml (one list, not two).
 REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
 
-.PHONY: setup demo test bench wheel clean testbed-tools
+.PHONY: setup demo test bench wheel clean testbed-tools browser
 
-setup: $(EXT) testbed-tools
+setup: $(EXT) testbed-tools browser
 
 # `fanin testbed` needs iproute2 (ip, tc); as root without it, install it, else say so once.
 testbed-tools:
@@ -25,6 +25,14 @@ testbed-tools:
 	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  apt-get update -qq && apt-get install -y -qq iproute2 >/dev/null; } || \
 	echo "note: iproute2 is missing (ip/tc): the testbed tests will be skipped"
+
+# The report test renders report.html in headless Chromium; as root with apt, install Debian's
+# chromium (without its recommends: they add systemd, udev and avahi), else say so once.
+browser:
+	@command -v chromium >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
+	echo "note: chromium is missing: the report browser test will be skipped"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
