@@ -158,6 +158,9 @@ def test_reports_name_no_absolute_path(foundation: Path) -> None:
     links = re.findall(r"\]\(([^)\s]+)\)", md)
     assert any(x.startswith("figures/") for x in links)
     assert [(x, link_problem(foundation, x)) for x in links if link_problem(foundation, x)] == []
+    # Every link stays inside the report folder, so the folder can be moved or uploaded whole.
+    assert all(not x.startswith("..") for x in links), links
+    assert any(x.startswith("readme/") for x in links)
 
 
 @pytest.fixture

@@ -77,7 +77,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         summary = _summary_of(f.get("readme", ""))
         if summary:
             lines += [summary, ""]
-        lines += [f"{f['runs']} runs ({f['executed']} executed now). See [README]({f['readme_path']}).", ""]
+        see = f" See [README]({f['readme_path']})." if f.get("readme_path") else ""
+        lines += [f"{f['runs']} runs ({f['executed']} executed now).{see}", ""]
         if f.get("plot_error"):
             lines += [f"**plot failed:** {f['plot_error']}", ""]
         for img in f["images"]:

@@ -102,6 +102,17 @@ def _plots(figure: Figure, data: Any, out: Path) -> tuple[list[str], str]:
     return images, ""
 
 
+def _write_readme(figure: Figure, out: Path) -> str | None:
+    """A copy of the figure's README beside the report, so the report's link survives the
+    report folder being moved or uploaded (the catalog may be in site-packages); None
+    when the figure has none."""
+    if not figure.readme:
+        return None
+    rel = f"readme/{figure.name}.md"
+    atomic_write_bytes(out / rel, figure.readme.encode("utf-8"))
+    return rel
+
+
 def _write_data(figure: Figure, data: Any, out: Path) -> list[str]:
     frames = data if isinstance(data, dict) else {"": data}
     files = []
@@ -160,7 +171,7 @@ def repro(
                 "name": f.name,
                 "title": f.title,
                 "readme": f.readme,
-                "readme_path": os.path.relpath(f.dir / "README.md", out_dir),
+                "readme_path": _write_readme(f, out_dir),
                 "runs": stats.get("runs", 0),
                 "executed": stats.get("executed", 0),
                 "images": images,
