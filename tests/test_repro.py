@@ -293,3 +293,15 @@ def test_the_catalog_list_fits_80_columns() -> None:
     assert all(len(line) <= 80 for line in lines), max(lines, key=len)
     # One line per figure: a figure's name starts each line after the paper column.
     assert any(line.split()[:2] == ["foundation", "lone_flow"] for line in lines)
+
+
+def test_the_catalog_ships_inside_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An installed wheel has no repository beside it: the catalog must be package data."""
+    import fanin
+    from fanin.catalog import CATALOG_ENV, find_catalog
+
+    monkeypatch.delenv(CATALOG_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./experiments to fall back on
+    found = find_catalog()
+    assert found == Path(fanin.__file__).resolve().parent / "experiments"
+    assert (found / "imc24" / "fig5" / "figure.toml").is_file()
