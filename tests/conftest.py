@@ -57,6 +57,13 @@ def cut_off_dict() -> dict[str, Any]:
     }
 
 
+@pytest.fixture(autouse=True)
+def own_run_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test, and each fanin it starts, gets an empty default run cache: the per-user one
+    would carry runs over from earlier tests and sessions (and fill the user's ~/.cache)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
 @pytest.fixture
 def cut_off() -> dict[str, Any]:
     return cut_off_dict()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -198,5 +199,12 @@ def test_sweeps_share_runs_and_any_executor_runs_them(small_incast: dict[str, An
     assert list(icts["workload[0].degree"]) == [2, 4, 6] and len(flows) == 12
     serial = sw.run(derive=ict_derive, cache=tmp_path / "serial")
     pd.testing.assert_frame_equal(icts, serial, check_like=False)
-    with pytest.raises(SweepError, match="module-level"):
-        Sweep(small(small_incast), seeds=[7, 8]).run(derive=lambda r, p: pd.DataFrame(), cache=tmp_path, jobs=2)
+    lock = threading.Lock()  # a derive holding one cannot reach another process
+
+    def locked(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+        with lock:
+            return pd.DataFrame()
+
+    with pytest.raises(SweepError, match=r"derive: .*locked cannot be sent to worker processes .*lock"):
+        Sweep(small(small_incast), seeds=[7, 8]).run(derive=locked, cache=tmp_path / "locked", jobs=2)
+    assert not (tmp_path / "locked").exists()  # refused before any run

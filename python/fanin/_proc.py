@@ -3,19 +3,24 @@
 Without this a killed `fanin sweep -j N` leaves its pool workers waiting for tasks forever
 (each holds both ends of the task queue, so it never sees the parent go), and a killed
 testbed run leaves its capture process running as root.
+
+Pool workers also start without running the caller's script: a plain script that starts a
+sweep at top level (no ``if __name__ == "__main__":``) would otherwise start it again in
+every worker. What a task needs from ``__main__`` travels with it (see fanin.sweep).
 """
 
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
 import signal
 import sys
 import threading
+import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing import context, popen_spawn_posix
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1
@@ -70,15 +75,49 @@ class _WorkerPool(ProcessPoolExecutor):
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+class _SpawnWithoutMain(popen_spawn_posix.Popen):
+    def _launch(self, process_obj: Any) -> None:
+        # multiprocessing has a spawned child run __main__'s file (or module) before anything
+        # else, so that objects pickled from __main__ are found there: a script without a
+        # main guard then runs again in every worker. Shown a __main__ without a file, as in
+        # an interactive session, it leaves __main__ alone. The stand-in is in sys.modules
+        # only while one worker starts (nothing else in a sweep looks at __main__ meanwhile).
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            super()._launch(process_obj)  # type: ignore[misc]  # (private, absent from the stubs)
+        finally:
+            sys.modules["__main__"] = main
+
+
+class _Worker(context.SpawnProcess):
+    @staticmethod
+    def _Popen(process_obj: Any) -> _SpawnWithoutMain:
+        return _SpawnWithoutMain(process_obj)
+
+
+class _SpawnContext(context.SpawnContext):
+    Process = _Worker
+
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes that die with this one and leave Ctrl-C to it; stop it
-    early with :func:`kill_pool`.
+    early with :func:`kill_pool`. The workers do not import ``__main__``: tasks must name
+    functions of importable modules (pickle the rest by value, with cloudpickle).
 
     Submit from the thread that waits for the results: workers start on submit, and their
     death signal follows the thread that started them.
     """
-    ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+    ctx = _SpawnContext()  # spawn: no fork of a process holding threads
     return _WorkerPool(max_workers=workers, mp_context=ctx, initializer=_worker_started, initargs=(os.getpid(),))
+
+
+def default_workers() -> int:
+    """How many worker processes a command starts unless told: one per CPU this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def kill_pool(pool: ProcessPoolExecutor) -> None:

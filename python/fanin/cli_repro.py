@@ -1,16 +1,34 @@
-"""`fanin repro` and `fanin sweep`: the catalog and sweeps from the command line."""
+"""`fanin repro` and `fanin sweep`: the catalog and sweeps from the command line.
+
+Both take the same -j (default: one process per CPU) and --cache (default: the per-user run
+cache, fanin.sweep.default_cache); -o names only what the command writes, never the cache.
+"""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from fanin.cli import DataDirOption, SetOption, data_dirs, fail, out, user_errors
+
+JobsOption = Annotated[int | None, typer.Option("--jobs", "-j", help="parallel processes (default: one per CPU)")]
+CacheOption = Annotated[
+    Path | None, typer.Option(help="run cache (default: $XDG_CACHE_HOME/fanin, else ~/.cache/fanin)")
+]
+
+
+def _workers(jobs: int | None) -> int:
+    from fanin._proc import default_workers
+
+    if jobs is not None and jobs < 1:
+        fail("--jobs: must be >= 1")
+    return jobs or default_workers()
 
 
 @contextmanager
@@ -50,9 +68,9 @@ def repro(
     paper: Annotated[str | None, typer.Argument(help="paper to reproduce (see --list)")] = None,
     figure: Annotated[list[str] | None, typer.Option("--figure", "-f", help="only this figure (repeatable)")] = None,
     quick: Annotated[bool, typer.Option(help="reduced runs, for smoke checks")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="parallel processes (default: all CPUs)")] = None,
+    jobs: JobsOption = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="report directory")] = None,
-    cache: Annotated[Path | None, typer.Option(help="run cache (default: OUTPUT/cache)")] = None,
+    cache: CacheOption = None,
     catalog: Annotated[Path | None, typer.Option(help="experiments tree (default: the repository's)")] = None,
     list_: Annotated[bool, typer.Option("--list", help="list papers and figures")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
@@ -64,8 +82,7 @@ def repro(
             return
         if paper is None:
             fail("give a paper (fanin repro --list shows them)")
-        if jobs is not None and jobs < 1:
-            fail("--jobs: must be >= 1")
+        workers = _workers(jobs)
         from fanin.catalog.repro import repro as run_repro
         from fanin.report import counts
 
@@ -73,7 +90,7 @@ def repro(
             paper,
             figures=figure,
             quick=quick,
-            jobs=jobs,
+            jobs=workers,
             out=output,
             cache=cache,
             catalog=catalog,
@@ -96,29 +113,52 @@ def repro(
 
 def sweep(
     file: Annotated[Path, typer.Argument(help="sweep TOML file (docs/catalog.md)")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Parquet file: one row per run")],
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="parallel processes")] = 1,
-    cache: Annotated[Path | None, typer.Option(help="run cache (default: out/cache)")] = None,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Parquet file of the table (a dict derive: FILE-<name>.parquet each)")
+    ],
+    derive: Annotated[
+        str | None,
+        typer.Option(help="MODULE:FUNCTION or FILE.py:FUNCTION: rows of each run, derive(results, point) -> DataFrame"),
+    ] = None,
+    jobs: JobsOption = None,
+    cache: CacheOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     data_dir: DataDirOption = None,
     set_: SetOption = None,
 ) -> None:
-    """Run a sweep file; write one row per run (labels + summary scalars) as Parquet."""
+    """Run a sweep file; write one row per run (labels, summary scalars, run_dir) as Parquet,
+    or with --derive the rows derive made (labels, its columns, run_dir)."""
+    from fanin.derive_ref import DeriveReferenceError, load_derive
     from fanin.overrides import parse_assignments
     from fanin.sweep import Sweep
 
     with catalog_errors():
-        if jobs < 1:
-            fail("--jobs: must be >= 1")
+        workers = _workers(jobs)
         overrides = parse_assignments(set_ or [])
         sw = Sweep.load(file, data_dirs=data_dirs(data_dir))
         if overrides:
             sw.override(overrides)
-        df = sw.run(jobs=jobs, cache=cache, progress=not quiet)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        df.drop(columns=["run_dir"]).to_parquet(output, index=False)
-    s = df.attrs["sweep"]
-    out.print(f"{s['runs']} runs ({s['executed']} executed, {s['cached']} cached): {escape(str(output))}")
+        try:
+            fn = load_derive(derive) if derive is not None else None
+        except DeriveReferenceError as e:
+            fail(f"--derive {derive}: {e}")
+        result = sw.run(derive=fn, jobs=workers, cache=cache, progress=not quiet, run_dir=True)
+        tables = result if isinstance(result, dict) else {"": result}
+        written = [_write_table(frame, output, name) for name, frame in tables.items()]
+    stats = next(iter(tables.values())).attrs["sweep"]
+    files = ", ".join(escape(str(w)) for w in written)
+    out.print(f"{stats['runs']} runs ({stats['executed']} executed, {stats['cached']} cached): {files}")
+
+
+def _write_table(frame: Any, output: Path, name: str) -> Path:
+    """One table of a sweep: ``output``, or ``<stem>-<name><suffix>`` beside it for a dict derive's."""
+    from fanin._fs import atomic_write_bytes
+
+    path = output.with_name(f"{output.stem}-{name}{output.suffix}") if name else output
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    atomic_write_bytes(path, buf.getvalue())
+    return path
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,4 +56,9 @@ def run_key(scenario: Scenario, seed: int, tables: Sequence[str] | None = None) 
 
 
 def default_cache() -> Path:
-    return Path("out") / "cache"
+    """Where runs are cached unless told: one folder per user, shared by every sweep and
+    repro (a key never names two different runs): ``$XDG_CACHE_HOME/fanin``, else
+    ``~/.cache/fanin``."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # XDG: ignore a relative one
+    return base / "fanin"

@@ -4,18 +4,19 @@ processes, each run cached so that an interrupted sweep resumes where it stopped
 >>> sw = Sweep(Scenario.load("scenarios/incast_dumbbell.toml"),          # doctest: +SKIP
 ...            axes={"degree": Axis(["topology.senders", "workload[0].degree"], [4, 8, 16])},
 ...            variants={"dctcp": {}, "newreno": {"transport.cc": "newreno"}}, seeds=3)
->>> df = sw.run(jobs=2, cache="out/cache", progress=True)                # doctest: +SKIP
+>>> df = sw.run(jobs=2, progress=True)                                   # doctest: +SKIP
 
 ``df`` has one row per run (the labels ``variant``, ``degree``, ``seed``, the run's summary
 scalars and ``run_dir``), or, with ``derive=fn``, the rows ``fn(results, point)`` returned
-for every run with the labels prepended. The format of a sweep file is in docs/catalog.md.
+for every run with the labels prepended. Runs are cached in :func:`default_cache` unless
+``cache`` says otherwise. The format of a sweep file is in docs/catalog.md.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
+import pickle
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import cloudpickle
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -30,9 +32,10 @@ import pyarrow.parquet as pq
 from fanin._fs import MANIFEST, atomic_write_bytes, remove_stale_temps
 from fanin._proc import deferred_interrupts, kill_pool, sigterm_interrupts, worker_pool
 from fanin.derive_ref import Derive, DeriveRef, load_module  # noqa: F401 (load_module: re-exported)
+from fanin.results import Results
 from fanin.run_key import default_cache, run_key
-from fanin.results import TIMING, Results
 from fanin.scenario import DataDirs, Scenario
+from fanin.sweep_table import RUN_DIR, derived_table, summary_table
 
 """Reduces one run to a small table: ``derive(results, point) -> DataFrame``."""
 ProgressFn = Callable[[int, int], None]
@@ -292,15 +295,19 @@ class Sweep:
         cache: str | os.PathLike[str] | None = None,
         progress: bool | ProgressFn = False,
         executor: Executor | None = None,
+        run_dir: bool = False,
     ) -> Any:
         """Runs every point (cached runs are not run again) and returns one DataFrame.
 
         ``derive`` reduces each run (in the worker process) and is cached beside it; a dict
-        of them returns a dict of DataFrames. ``cache`` defaults to ``out/cache``.
-        ``df.attrs["sweep"]`` says how many runs there were and how many were executed.
-        ``executor``: see :func:`run_sweeps`.
+        of them returns a dict of DataFrames, and ``run_dir=True`` adds each row's run
+        folder to them (the table without derive always has it). ``cache`` defaults to
+        :func:`default_cache`. ``df.attrs["sweep"]`` says how many runs there were and how
+        many were executed. ``executor``: see :func:`run_sweeps`.
         """
-        return run_sweeps([(self, derive)], jobs=jobs, cache=cache, progress=progress, executor=executor)[0]
+        return run_sweeps(
+            [(self, derive)], jobs=jobs, cache=cache, progress=progress, executor=executor, run_dir=run_dir
+        )[0]
 
 
 def _load_scenario(base_dir: Path, name: Any, where: str, data_dirs: DataDirs) -> Scenario:
@@ -329,6 +336,22 @@ class _Task:
     def done(self) -> bool:
         d = Path(self.run_dir)
         return (d / MANIFEST).is_file() and all(r.path(d).is_file() for r in self.derives)
+
+
+def _execute_packed(task: bytes) -> bool:
+    """:func:`_execute` in a worker, of a task pickled with cloudpickle (see :func:`_pack`)."""
+    return _execute(pickle.loads(task))
+
+
+def _pack(task: _Task) -> bytes:
+    """The task as a worker gets it: a derive function the worker could not import (from
+    ``__main__``, a notebook, or defined inside a function) travels by value."""
+    try:
+        packed: bytes = cloudpickle.dumps(task)
+        return packed
+    except Exception as e:
+        name = next((r.qualname for r in task.derives if not r.portable()), "a derive")
+        raise SweepError("derive", f"{name} cannot be sent to worker processes ({e}); run with jobs=1") from None
 
 
 def _execute(task: _Task) -> bool:
@@ -435,16 +458,17 @@ def run_sweeps(
     cache: str | os.PathLike[str] | None = None,
     progress: bool | ProgressFn = False,
     executor: Executor | None = None,
+    run_dir: bool = False,
 ) -> list[Any]:
     """Runs several sweeps in one pool with one progress bar; one result per sweep (as Sweep.run).
 
     ``executor`` replaces the local process pool with any ``concurrent.futures.Executor``
     (a Dask cluster's ``client.get_executor()``, say); the workers must share the cache
-    directory and import fanin.
+    directory and import fanin. Tasks reach workers pickled with cloudpickle.
     """
     if jobs < 1:
         raise SweepError("jobs", "must be >= 1")
-    cache_dir = Path(cache) if cache is not None else default_cache()
+    cache_dir = (Path(cache) if cache is not None else default_cache()).absolute()  # rows name their runs
     for sweep, _ in sweeps:
         sweep.validate()
     plans = []
@@ -454,10 +478,7 @@ def run_sweeps(
     pending = [t for t in _merged([t for *_, tasks in plans for t in tasks]) if not t.done()]
     total = len({t.run_dir for *_, tasks in plans for t in tasks})
     parallel = executor is not None or (jobs > 1 and len(pending) > 1)
-    if parallel:
-        bad = [r.qualname for t in pending for r in t.derives if not r.portable()]
-        if bad:
-            raise SweepError("derive", f"{bad[0]} must be a module-level function in a file to run in parallel")
+    packed = [_pack(t) for t in pending] if parallel else []  # a derive that cannot travel: before any run
 
     bar = _Bar(total) if progress is True else None
     report: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
@@ -477,10 +498,10 @@ def run_sweeps(
                 tick(i + 1)
         elif executor is not None:
             with deferred_interrupts() as check:
-                ran = _drain(executor, pending, tick, check)
+                ran = _drain(executor, pending, packed, tick, check)
         else:
-            ran = _drain_own_pool(min(jobs, len(pending)), pending, tick)
-    return [_collect(sweep, derive, refs, tasks, _stats(tasks, ran)) for sweep, derive, refs, tasks in plans]
+            ran = _drain_own_pool(min(jobs, len(pending)), pending, packed, tick)
+    return [_collect(derive, refs, tasks, _stats(tasks, ran), run_dir) for _, derive, refs, tasks in plans]
 
 
 def _merged(tasks: list[_Task]) -> list[_Task]:
@@ -509,12 +530,12 @@ class _Null:
         return None
 
 
-def _drain_own_pool(workers: int, pending: list[_Task], tick: Callable[[int], Any]) -> set[str]:
+def _drain_own_pool(workers: int, pending: list[_Task], packed: list[bytes], tick: Callable[[int], Any]) -> set[str]:
     """As :func:`_drain` in local worker processes, which an interrupt stops at once."""
     pool = worker_pool(workers)
     with deferred_interrupts() as check:  # a second Ctrl-C does not cut the cleanup short either
         try:
-            ran = _drain(pool, pending, tick, check)
+            ran = _drain(pool, pending, packed, tick, check)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: runs already under way are not waited for
             kill_pool(pool)
             for d in {p for t in pending for p in (Path(t.run_dir).parent, Path(t.run_dir) / "derived")}:
@@ -527,14 +548,17 @@ def _drain_own_pool(workers: int, pending: list[_Task], tick: Callable[[int], An
     return ran
 
 
-def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], check: Callable[[], None]) -> set[str]:
-    """Submits every task; returns the run directories the engine ran. ``check()`` raises on an
-    interrupt that came meanwhile (see :func:`fanin._proc.deferred_interrupts`)."""
+def _drain(
+    pool: Executor, pending: list[_Task], packed: list[bytes], tick: Callable[[int], Any], check: Callable[[], None]
+) -> set[str]:
+    """Submits every task (``packed``: the same, pickled); returns the run directories the
+    engine ran. ``check()`` raises on an interrupt that came meanwhile (see
+    :func:`fanin._proc.deferred_interrupts`)."""
     ran: set[str] = set()
     finished = 0
     futures: dict[Future[bool], _Task] = {}
     try:
-        futures = {pool.submit(_execute, t): t for t in pending}
+        futures = {pool.submit(_execute_packed, blob): t for t, blob in zip(pending, packed, strict=True)}
         waiting = set(futures)
         while waiting:
             check()
@@ -551,36 +575,22 @@ def _drain(pool: Executor, pending: list[_Task], tick: Callable[[int], Any], che
     return ran
 
 
-def _summary_row(run_dir: Path) -> dict[str, Any]:
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    row: dict[str, Any] = dict(manifest.get("summary", {}))
-    timing = run_dir / TIMING
-    if timing.is_file():
-        row.update(json.loads(timing.read_text(encoding="utf-8")))
-    row["run_dir"] = str(run_dir)
-    return row
-
-
-def _with_labels(labels: dict[str, Any], frame: pd.DataFrame, where: str) -> pd.DataFrame:
-    clash = [c for c in labels if c in frame.columns]
-    if clash:
-        raise SweepError(where, f"derived column {clash[0]!r} has the name of a sweep label")
-    frame = frame.copy()
-    for i, (k, v) in enumerate(labels.items()):
-        frame.insert(i, k, [v] * len(frame))
-    return frame
-
-
-def _collect(sweep: Sweep, derive: Any, refs: list[DeriveRef], tasks: list[_Task], stats: dict[str, int]) -> Any:
+def _collect(derive: Any, refs: list[DeriveRef], tasks: list[_Task], stats: dict[str, int], run_dir: bool) -> Any:
+    labels = [t.labels for t in tasks]
+    dirs = [Path(t.run_dir) for t in tasks]
     if not refs:
-        rows = [{**t.labels, **_summary_row(Path(t.run_dir))} for t in tasks]
-        frame = pd.DataFrame(rows)
+        frame = summary_table(labels, dirs)
         frame.attrs["sweep"] = stats
         return frame
     out: dict[str, pd.DataFrame] = {}
+    reserved = [*(labels[0] if labels else {}), *([RUN_DIR] if run_dir else [])]
     for ref in refs:
-        parts = [_with_labels(t.labels, pd.read_parquet(ref.path(Path(t.run_dir))), ref.qualname) for t in tasks]
-        frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        parts = [pd.read_parquet(ref.path(d)) for d in dirs]
+        clash = next((c for c in reserved if any(c in p.columns for p in parts)), None)
+        if clash is not None:
+            what = "the run folder column" if clash == RUN_DIR else "a sweep label"
+            raise SweepError(ref.qualname, f"derived column {clash!r} has the name of {what}")
+        frame = derived_table(labels, parts, dirs if run_dir else None)
         frame.attrs["sweep"] = stats
         out[ref.name] = frame
     return out["derive"] if callable(derive) else out

@@ -2,8 +2,9 @@
 
 Output directory (default ``out/repro/<paper>``, ``out/repro/<paper>-quick`` with quick):
 ``figures/<figure>[-<name>].png|svg``, ``data/<figure>[-<name>].parquet`` (the sweep's
-DataFrames), ``claims.json``, ``report.md``, ``report.html`` and, unless ``cache`` points
-elsewhere, the run cache ``cache/``. Rerunning some figures merges them into the report.
+DataFrames), ``claims.json``, ``report.md``, ``report.html``. Runs are cached where sweeps
+cache them (:func:`fanin.sweep.default_cache` unless ``cache`` says otherwise). Rerunning
+some figures merges them into the report.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fanin._fs import atomic_write_bytes
+from fanin._proc import default_workers
 from fanin.catalog import Figure, Paper, load_paper
 from fanin.catalog.claims import ClaimResult, evaluate
 from fanin.sweep import ProgressFn, run_sweeps
@@ -144,16 +146,16 @@ def repro(
     catalog: str | os.PathLike[str] | None = None,
     progress: bool | ProgressFn = False,
 ) -> ReproResult:
-    """Runs a paper's figures (all or ``figures``) and writes the report into ``out``."""
+    """Runs a paper's figures (all or ``figures``) and writes the report into ``out``;
+    ``jobs`` defaults to one process per CPU."""
     t0 = time.perf_counter()
     p = load_paper(paper, catalog, quick=quick, figures=figures)
     out_dir = Path(out) if out is not None else default_output(paper, quick)
-    cache_dir = Path(cache) if cache is not None else out_dir / "cache"
     with_runs = [f for f in p.figures if f.sweep is not None]
     results = run_sweeps(
         [(f.sweep, f.derive) for f in with_runs],  # type: ignore[misc]
-        jobs=jobs or os.cpu_count() or 1,
-        cache=cache_dir,
+        jobs=jobs or default_workers(),
+        cache=cache,
         progress=progress,
     )
     data_of = {f.name: d for f, d in zip(with_runs, results, strict=True)}  # (as Figure.run gives it)
