@@ -12,8 +12,8 @@ import pytest
 
 import fanin
 from fanin import Scenario
-from fanin.analysis import bucket_labels, cdf, fct_by_size, percentiles, plot_fct_by_size, size_buckets
-from fanin.plot import figure_kind, standard_figure
+from fanin.analysis import bucket_labels, cdf, fct_by_size, percentiles, size_buckets
+from fanin.plot import figure_kind, plot_fct_by_size, standard_figure
 
 
 def flows(rows: list[tuple[int, float | None]]) -> pd.DataFrame:

@@ -1,5 +1,6 @@
 """The analysis every flow-level study does: completion time and slowdown by flow size,
-percentiles that say how many values they describe, and CDFs.
+percentiles that say how many values they describe, and CDFs (the figure of them is
+:func:`fanin.plot.plot_fct_by_size`).
 
 Statistics cover the completed flows only (an unfinished flow's FCT is null); every table
 says how many flows a row describes and how many of them completed, so a percentile over a
@@ -13,9 +14,7 @@ decimal bytes. Pass other edges for a workload with its own classes (ICON's shor
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -93,42 +92,3 @@ def cdf(values: Iterable[float] | pd.Series) -> pd.DataFrame:
     (the share of values at or below ``x``)."""
     v = np.sort(pd.to_numeric(pd.Series(values), errors="coerce").astype("float64").dropna().to_numpy())
     return pd.DataFrame({"x": v, "p": np.arange(1, v.size + 1) / v.size if v.size else v})
-
-
-def plot_fct_by_size(
-    source: Results | pd.DataFrame,
-    path: str | os.PathLike[str],
-    edges: Sequence[int] = SIZE_EDGES,
-    title: str = "",
-) -> Path:
-    """Two panels: the slowdown's median and p99 per size bucket (with each bucket's count of
-    completed flows), and the CDF of the slowdown per bucket. PNG, written atomically."""
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
-
-    from fanin.plot import figure, save
-
-    flows = _flows(source)
-    table = fct_by_size(flows, edges)
-    fig, (ax_b, ax_c) = figure(2, title or (source.manifest.get("name", "") if isinstance(source, Results) else ""))
-    x = np.arange(len(table))
-    for off, col, label in ((-0.2, "slowdown_p50", "median"), (0.2, "slowdown_p99", "p99")):
-        ax_b.bar(x + off, table[col].astype("float64").fillna(0.0), width=0.4, label=label)
-    ax_b.set_xticks(x, [f"{b}\n{c} of {n}" for b, c, n in zip(table["bucket"], table["completed"], table["flows"], strict=True)])
-    ax_b.set_ylabel("slowdown (FCT / ideal FCT)")
-    ax_b.set_title("slowdown by flow size (completed flows of each bucket)")
-    ax_b.legend(fontsize="small")
-    buckets = size_buckets(flows["size_bytes"], edges)
-    done = flows["completed"].astype(bool)
-    for label in bucket_labels(edges):
-        c = cdf(flows.loc[done & (buckets == label), "slowdown"])
-        if len(c):
-            ax_c.step(c["x"], c["p"], where="post", label=label)
-    ax_c.set_xscale("log")
-    ax_c.xaxis.set_major_formatter(ScalarFormatter())  # 1, 2, 10 rather than 10^0
-    ax_c.xaxis.set_minor_formatter(NullFormatter())
-    ax_c.set_xlabel("slowdown")
-    ax_c.set_ylabel("CDF")
-    ax_c.legend(fontsize="small", title="flow size")
-    for ax in (ax_b, ax_c):
-        ax.grid(alpha=0.3)
-    return save(fig, path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -12,11 +13,14 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from fanin import _native
 from fanin._fs import atomic_write_bytes
+from fanin.analysis import SIZE_EDGES, bucket_labels, cdf, fct_by_size, size_buckets
 from fanin.results import Results
 
 
@@ -98,11 +102,44 @@ def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
+def plot_fct_by_size(
+    source: Results | pd.DataFrame,
+    path: str | os.PathLike[str],
+    edges: Sequence[int] = SIZE_EDGES,
+    title: str = "",
+) -> Path:
+    """Two panels: the slowdown's median and p99 per size bucket (with each bucket's count of
+    completed flows), and the CDF of the slowdown per bucket. PNG, written atomically."""
+    flows = source.flows if isinstance(source, Results) else source
+    table = fct_by_size(flows, edges)
+    fig, (ax_b, ax_c) = figure(2, title or (source.manifest.get("name", "") if isinstance(source, Results) else ""))
+    x = np.arange(len(table))
+    for off, col, label in ((-0.2, "slowdown_p50", "median"), (0.2, "slowdown_p99", "p99")):
+        ax_b.bar(x + off, table[col].astype("float64").fillna(0.0), width=0.4, label=label)
+    ax_b.set_xticks(x, [f"{b}\n{c} of {n}" for b, c, n in zip(table["bucket"], table["completed"], table["flows"], strict=True)])
+    ax_b.set_ylabel("slowdown (FCT / ideal FCT)")
+    ax_b.set_title("slowdown by flow size (completed flows of each bucket)")
+    ax_b.legend(fontsize="small")
+    buckets = size_buckets(flows["size_bytes"], edges)
+    done = flows["completed"].astype(bool)
+    for label in bucket_labels(edges):
+        c = cdf(flows.loc[done & (buckets == label), "slowdown"])
+        if len(c):
+            ax_c.step(c["x"], c["p"], where="post", label=label)
+    ax_c.set_xscale("log")
+    ax_c.xaxis.set_major_formatter(ScalarFormatter())  # 1, 2, 10 rather than 10^0
+    ax_c.xaxis.set_minor_formatter(NullFormatter())
+    ax_c.set_xlabel("slowdown")
+    ax_c.set_ylabel("CDF")
+    ax_c.legend(fontsize="small", title="flow size")
+    for ax in (ax_b, ax_c):
+        ax.grid(alpha=0.3)
+    return save(fig, path)
+
+
 def figure_kind(results: Results) -> str:
     """``"by_size"`` for a mix of flow sizes outside incasts (a Poisson or traffic-matrix
     workload, where a flow's id says nothing), else ``"incast"``."""
-    from fanin.analysis import size_buckets
-
     flows = results.flows
     outside_incasts = flows[flows["incast_id"] < 0] if len(flows) else flows
     mixed = len(outside_incasts) and size_buckets(outside_incasts["size_bytes"]).nunique() > 1
@@ -112,8 +149,6 @@ def figure_kind(results: Results) -> str:
 def standard_figure(results: Results, path: str | os.PathLike[str]) -> Path:
     """The figure that fits the run (:func:`figure_kind`): slowdown by flow size, or the
     queue and per-flow FCT of an incast."""
-    from fanin.analysis import plot_fct_by_size
-
     if figure_kind(results) == "by_size":
         return plot_fct_by_size(results, path)
     return queue_and_fct(results, path)
