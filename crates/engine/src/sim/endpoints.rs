@@ -126,15 +126,13 @@ impl World {
     }
 
     /// TCP Small Queues: whether the flow must leave its next segment in the socket because
-    /// enough of its bytes wait in its NIC; if so, it is woken when the oldest leaves.
+    /// enough of its bytes wait in its NIC; if so, it is woken when the oldest leaves. Asked
+    /// only once more than two packets may be there (the caller's inline test).
     #[inline(never)]
     fn tsq_holds(&mut self, f: FlowId, now: Time) -> bool {
         let Some(cfg) = &self.tsq else { return false };
         let default_srtt = self.class_rtt.0;
         let flow = &mut self.flows[f.idx()];
-        if flow.nic.bytes_upper(now) <= 2 * cfg.packet {
-            return false;
-        }
         let s = &flow.sender;
         // A flow with at most one segment out always sends (`tcp_rtx_queue_empty_or_single_skb`).
         if s.snd_nxt - s.snd_una <= s.window.mss {

@@ -98,7 +98,8 @@ impl SmallQueues {
         }
     }
 
-    /// The flow's bytes still in the NIC at `now`.
+    /// The flow's bytes still in the NIC at `now` (what the decisions above rest on).
+    #[cfg(test)]
     pub fn bytes_at(&mut self, now: Time) -> u64 {
         self.drain(now);
         self.bytes
