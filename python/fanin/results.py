@@ -72,6 +72,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("connections", _U64),
     ],
     "queue_events": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("packets", _U64)],
+    "arrival_queues": [("port", _U32), ("port_name", _STR), ("packets_ahead", _U64), ("arrivals", _U64)],
     "windows": [
         ("time_ps", _U64),
         ("flow_id", _U64),

@@ -301,6 +301,14 @@ def _transport() -> Schema:
             "mprdma": _table(
                 {"variant": _choice(MPRDMA_VARIANTS, "a: d = 0.5; b: d = 0.15", "a")}, 'cc = "mprdma" only'
             ),
+            "icon": _table(
+                {
+                    "variant": _choice(["icon", "ia_icon"], "icon: pace by the announced incast degree; ia_icon: n = 1", "icon"),
+                    "rate": _choice(["eq1", "fair_share"], "eq1: window / (RTT x n); fair_share: min(cwnd/RTT, C/n)", "eq1"),
+                    "pace_scope": _choice(["all", "incast_only"], "which flows are paced", "all"),
+                },
+                "ICON's pacing by incast degree; present = on (not with pacing = true)",
+            ),
         },
         "The one transport every flow uses.",
     )

@@ -24,6 +24,9 @@ pub enum PacketKind {
     Control = 2,
     /// Negative acknowledgement of one trimmed data segment (`seq`, `payload` name it).
     Nack = 3,
+    /// ICON's incast degree update: the receiver tells a sender on a persistent
+    /// connection the degree of its next incast (`seq` carries n).
+    Degree = 4,
 }
 
 /// ECN and TCP flag bits.

@@ -418,6 +418,10 @@ fn cases() -> Vec<Case> {
         case("request jitter in packets", format!("{TOPO}{RPC}request_jitter = \"5pkt\"\n"), "workload[0].request_jitter", "unknown unit `pkt`", None),
         case("windows sampled too finely", format!("{TOPO}{WL}[record]\nwindows = {{ interval = \"10ns\" }}\n"), "record.windows.interval", "must be at least 1us", none),
         case("unknown port for queue events", format!("{TOPO}{WL}[record]\nqueue_events = {{ ports = \"nowhere\" }}\n"), "record.queue_events.ports", "no port `nowhere`", None),
+        case("unknown ICON variant", format!("{TOPO}[transport.icon]\nvariant = \"icon2\"\n{WL}"), "transport.icon.variant", "unknown value `icon2`", Some(&["icon", "ia_icon"])),
+        case("unknown ICON rate", format!("{TOPO}[transport.icon]\nrate = \"fair\"\n{WL}"), "transport.icon.rate", "unknown value `fair`", Some(&["eq1", "fair_share"])),
+        case("unknown ICON scope", format!("{TOPO}[transport.icon]\npace_scope = \"some\"\n{WL}"), "transport.icon.pace_scope", "unknown value `some`", Some(&["all", "incast_only"])),
+        case("ICON beside the base-RTT pacer", format!("{TOPO}[transport]\npacing = true\n[transport.icon]\n{WL}"), "transport.pacing", "cannot be combined with [transport.icon]", none),
         case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }

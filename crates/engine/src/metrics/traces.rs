@@ -5,7 +5,9 @@ use super::table::{Column, Table};
 use crate::ids::{FlowId, PortId};
 use crate::units::Time;
 
-/// The queue-disc length of chosen ports, one row each time it changes.
+/// The queue-disc length of chosen ports, one row each time it changes; and per port, how
+/// many packets each arriving packet found ahead of it (the queue as arrivals see it, which
+/// the changes alone cannot give: an arrival at an idle port changes nothing).
 pub struct QueueEvents {
     /// Per port: its slot in `last`, or `u32::MAX` when the port is not traced.
     slot: Vec<u32>,
@@ -14,19 +16,58 @@ pub struct QueueEvents {
     time: Vec<u64>,
     port: Vec<u32>,
     pkts: Vec<u64>,
+    /// Per traced port: arrivals by the packets they found queued (index = packets).
+    seen: Vec<Vec<u64>>,
+    ports: Vec<u32>,
 }
 
 impl QueueEvents {
     pub fn new(port_count: usize, ports: &[PortId]) -> Self {
         let mut slot = vec![u32::MAX; port_count];
         let mut last = Vec::new();
+        let mut traced = Vec::new();
         for p in ports {
             if slot[p.idx()] == u32::MAX {
                 slot[p.idx()] = last.len() as u32;
                 last.push(0);
+                traced.push(p.0);
             }
         }
-        QueueEvents { slot, last, time: Vec::new(), port: Vec::new(), pkts: Vec::new() }
+        let seen = vec![Vec::new(); last.len()];
+        QueueEvents { slot, last, time: Vec::new(), port: Vec::new(), pkts: Vec::new(), seen, ports: traced }
+    }
+
+    /// A packet arrived at `port` and found `ahead` packets queued (a dropped one included).
+    #[inline(always)]
+    pub fn arrival(&mut self, port: PortId, ahead: u64) {
+        let s = self.slot[port.idx()];
+        if s == u32::MAX {
+            return;
+        }
+        let h = &mut self.seen[s as usize];
+        if h.len() <= ahead as usize {
+            h.resize(ahead as usize + 1, 0);
+        }
+        h[ahead as usize] += 1;
+    }
+
+    /// The arrivals' histogram: one row per traced port and queue length found.
+    pub fn arrivals_table(&self, port_name: impl Fn(PortId) -> String) -> Table {
+        let (mut port, mut names, mut ahead, mut count) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, h) in self.seen.iter().enumerate() {
+            for (k, &n) in h.iter().enumerate().filter(|(_, n)| **n > 0) {
+                port.push(self.ports[i]);
+                names.push(port_name(PortId(self.ports[i])));
+                ahead.push(k as u64);
+                count.push(n);
+            }
+        }
+        let mut t = Table::new("arrival_queues");
+        t.push("port", Column::U32(port))
+            .push("port_name", Column::Str(names))
+            .push("packets_ahead", Column::U64(ahead))
+            .push("arrivals", Column::U64(count));
+        t
     }
 
     /// Records `pkts` for `port` at `now` if the port is traced and the length changed.

@@ -8,6 +8,7 @@ pub mod spec;
 mod control;
 mod dequeue_marking;
 mod fields;
+mod icon;
 mod matrix;
 mod multi_dc;
 mod net;

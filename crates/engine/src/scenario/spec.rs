@@ -186,6 +186,16 @@ pub struct TransportSpec {
     pub uno: Option<UnoSpec>,
     pub gemini: Option<GeminiSpec>,
     pub mprdma: Option<MprdmaSpec>,
+    pub icon: Option<IconSpec>,
+}
+
+/// `[transport.icon]`: ICON's pacing by incast degree (present: on).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct IconSpec {
+    pub variant: Option<String>,
+    pub rate: Option<String>,
+    pub pace_scope: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -136,6 +136,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         gemini: window::default_gemini(),
         mprdma: window::default_mprdma(),
         pacing: false,
+        icon: super::icon::icon(cx, t)?,
         stamp_at_first_switch: false,
         rto: RtoMode::Adaptive,
         base_rtt: None,

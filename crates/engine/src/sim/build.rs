@@ -290,6 +290,7 @@ impl World {
             nic: Default::default(),
             wake_at: NEVER,
         });
+        self.attach_icon(id, incast != NO_INCAST);
         id
     }
 

@@ -28,6 +28,9 @@ impl World {
     pub(super) fn flow_start(&mut self, f: FlowId) {
         self.pending_starts -= 1;
         self.active_flows += 1;
+        if self.transport.icon.is_some() {
+            self.announce_degree_at_start(f);
+        }
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -478,18 +481,23 @@ impl World {
         self.arm_rto(f);
     }
 
-    /// One pacing event per flow at a time: the pacer's next send time only moves later,
-    /// so an event already pending fires no later than needed and simply pumps again.
+    /// One pacing event per flow stands: a later send time leaves the pending event to fire
+    /// early and pump again; an earlier one (ICON's spacing shrinks when the window grows)
+    /// replaces it, and the replaced event is ignored when it fires.
     fn arm_pacer(&mut self, f: FlowId, at: Time) {
         let flow = &mut self.flows[f.idx()];
-        if flow.pace_at == NEVER {
+        if flow.pace_at == NEVER || at < flow.pace_at {
             flow.pace_at = at;
             self.sched.at(at, Event::new(EventKind::Pace, f.0));
         }
     }
 
     pub(super) fn pace_fired(&mut self, f: FlowId) {
+        let now = self.sched.now();
         let flow = &mut self.flows[f.idx()];
+        if now != flow.pace_at {
+            return; // replaced by an earlier one
+        }
         flow.pace_at = NEVER;
         if !flow.finished() {
             self.pump(f, NIL);

@@ -3,6 +3,7 @@
 mod build;
 mod endpoints;
 mod flow;
+mod icon;
 pub mod memory;
 mod proxy;
 mod results;

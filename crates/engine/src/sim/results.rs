@@ -23,6 +23,7 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     }
     if let Some(q) = &w.queue_events {
         tables.push(q.table(|p| w.topo.port_name(p)));
+        tables.push(q.arrivals_table(|p| w.topo.port_name(p)));
     }
     if let Some(ws) = &w.windows {
         tables.push(ws.table());

@@ -90,6 +90,9 @@ impl World {
         let mut flows = Vec::with_capacity(spec.senders.len());
         for (slot, &s) in spec.senders.iter().enumerate() {
             let f = self.add_flow(s, spec.receiver, 0, 0, NO_INCAST);
+            // Its senders answer one sink together: ICON paces them by their number.
+            self.attach_icon(f, true);
+            self.flows[f.idx()].sender.set_incast_degree(spec.senders.len() as u32);
             let flow = &mut self.flows[f.idx()];
             flow.rpc = run;
             flow.rpc_slot = slot as u32;
@@ -186,7 +189,7 @@ impl World {
         let flow = &self.flows[f.idx()];
         let (from, to) = (flow.dst, flow.src);
         let wire = payload + self.transport.header + self.transport.framing;
-        self.send_control_packet(f, from, to, fl, payload, wire);
+        self.send_host_packet(f, from, to, PacketKind::Control, fl, 0, payload, wire);
     }
 
     /// The sender's pure ACK of a request. With an ACK for every segment (`delayed_ack = 1`)
@@ -199,10 +202,13 @@ impl World {
         let flow = &self.flows[f.idx()];
         let (from, to) = (flow.src, flow.dst);
         let wire = self.transport.ack_bytes;
-        self.send_control_packet(f, from, to, 0, 0, wire);
+        self.send_host_packet(f, from, to, PacketKind::Control, 0, 0, 0, wire);
     }
 
-    fn send_control_packet(&mut self, f: FlowId, from: HostId, to: HostId, fl: u8, payload: u64, wire_bytes: u64) {
+    /// Sends a packet of connection `f` that is neither data nor its ACK (a request, a
+    /// grant, a degree update) from host `from` to host `to`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn send_host_packet(&mut self, f: FlowId, from: HostId, to: HostId, kind: PacketKind, fl: u8, seq: u64, payload: u64, wire_bytes: u64) {
         let flow = &self.flows[f.idx()];
         let ecn = if self.transport.ecn { flags::ECT } else { 0 };
         let pkt = Packet {
@@ -211,9 +217,9 @@ impl World {
             entropy: flow.entropy,
             wire_bytes: wire_bytes as u32,
             payload: payload as u16,
-            kind: PacketKind::Control,
+            kind,
             flags: fl | ecn,
-            seq: 0,
+            seq,
             sack_start: 0,
             sack_len: 0,
             hop: 0,

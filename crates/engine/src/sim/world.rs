@@ -288,6 +288,9 @@ impl World {
             let p = port_at(&mut self.ports, port);
             p.queue.is_empty() && p.busy_until <= now
         };
+        if self.queue_events.is_some() {
+            self.trace_arrival(port, idle);
+        }
         let p = port_at(&mut self.ports, port);
         let admission = if idle {
             p.queue.pass_through(&mut self.pool, r, now)
@@ -324,6 +327,16 @@ impl World {
     fn trace_queue(&mut self, port: PortId, at: Time) {
         if let Some(qe) = &mut self.queue_events {
             qe.observe(at, port, port_at(&mut self.ports, port).queue.disc_backlog().pkts);
+        }
+    }
+
+    /// Counts what an arriving packet finds ahead of it on a traced port (nothing at an
+    /// idle one; else the queue, not the packet on the wire).
+    #[inline(never)]
+    fn trace_arrival(&mut self, port: PortId, idle: bool) {
+        let ahead = if idle { 0 } else { port_at(&mut self.ports, port).queue.disc_backlog().pkts };
+        if let Some(qe) = &mut self.queue_events {
+            qe.arrival(port, ahead);
         }
     }
 
@@ -481,6 +494,7 @@ impl World {
                 PacketKind::Ack => self.on_ack(r, &pkt),
                 PacketKind::Control => self.on_control(r, &pkt),
                 PacketKind::Nack => self.on_nack(r, &pkt),
+                PacketKind::Degree => self.on_degree(r, &pkt),
             }
         }
     }

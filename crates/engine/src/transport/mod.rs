@@ -1,6 +1,7 @@
 //! Transport: one reliable sender and receiver shared by every congestion control.
 
 pub mod cc;
+pub mod icon;
 pub mod pacer;
 pub mod receiver;
 pub mod recovery;
@@ -9,6 +10,7 @@ mod scoreboard;
 pub mod sender;
 pub mod small_queues;
 
+pub use icon::{IconConfig, IconPacer, IconRate, PaceScope};
 pub use pacer::{PaceBy, Pacer};
 pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig, SackReport};
 pub use recovery::Recovery;
@@ -88,6 +90,8 @@ pub struct TransportConfig {
     pub ecn: bool,
     /// Pace data at cwnd / base RTT (or the algorithm's rate).
     pub pacing: bool,
+    /// ICON's pacing by incast degree (`None`: off).
+    pub icon: Option<IconConfig>,
     /// Data packets are re-stamped when their host NIC starts sending them (Uno's
     /// artifact, at the first switch), so host queueing stays out of RTT samples.
     pub stamp_at_first_switch: bool,

@@ -204,7 +204,7 @@ impl Sender {
         if self.repair.probe.high_seq != 0 || !self.outstanding() {
             return false;
         }
-        let new = self.snd_nxt < self.size && self.snd_nxt + self.seg_len(self.board.end()) <= self.available;
+        let new = self.snd_nxt < self.size && self.snd_nxt + self.seg_len(self.board.end()) <= self.send_limit();
         let segment = if new {
             let seg = self.board.end();
             let len = self.seg_len(seg);

@@ -17,6 +17,7 @@ mod timeouts;
 use acks::Newly;
 
 use super::cc::{Cc, CongestionControl, Window};
+use super::icon::IconPacer;
 use super::pacer::{PaceBy, Pacer};
 use super::recovery::{CaState, Prr, Probe, Rack, Recovery};
 use super::scoreboard::{Scoreboard, Seg};
@@ -117,6 +118,9 @@ pub struct Sender {
     /// Bytes the sender may send so far (a relay can only forward what it has received);
     /// the flow size for an ordinary sender.
     pub available: u64,
+    /// The right edge of the receiver's advertised window (ack + window of the latest ACK
+    /// that carried one, never moved back); `u64::MAX` when the receiver advertises none.
+    rwnd_edge: u64,
     /// Pacer and per-packet RTO of Uno's window senders; boxed, so the others pay one
     /// pointer test per segment.
     pub parts: Option<Box<WindowParts>>,
@@ -154,11 +158,44 @@ struct Repair {
 #[derive(Clone, Debug, Default)]
 pub struct WindowParts {
     pub pacer: Option<Pacer>,
+    /// ICON's pacing by incast degree (either pacer may be set; both hold a packet).
+    pub icon: Option<IconPacer>,
     /// When the pacer held back a segment the window allowed: the time it may go.
     pub pace_wait: Option<Time>,
     /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
     pub packet_rto: Option<PacketRto>,
     expired: Vec<u64>,
+}
+
+impl WindowParts {
+    /// The earliest time the pacers let the next packet leave (0: no pacer holds it).
+    #[inline]
+    fn release_time(&self, w: &Window, srtt: Option<Time>) -> Time {
+        let base = self.pacer.as_ref().map_or(0, |p| p.next_send);
+        let icon = self.icon.as_ref().map_or(0, |p| p.next_send(w.cwnd, w.mss, srtt));
+        base.max(icon)
+    }
+
+    /// Whether the pacers hold a packet at `now`; if so, remembers when it may go.
+    #[inline]
+    fn holds(&mut self, now: Time, w: &Window, srtt: Option<Time>) -> bool {
+        let at = self.release_time(w, srtt);
+        if now < at {
+            self.pace_wait = Some(at);
+        }
+        now < at
+    }
+
+    /// A packet of `len` payload bytes left at `now`: the pacers count it.
+    #[inline]
+    fn paced(&mut self, now: Time, len: u64, w: &Window, cc: &Cc) {
+        if let Some(p) = &mut self.pacer {
+            p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
+        }
+        if let Some(p) = &mut self.icon {
+            p.sent(now, len);
+        }
+    }
 }
 
 impl Sender {
@@ -193,6 +230,7 @@ impl Sender {
             fast_retransmit: cfg.fast_retransmit,
             last_timeout_at: 0,
             available: size,
+            rwnd_edge: u64::MAX,
             parts: None,
             repair: Repair { first_partial: true, ..Default::default() },
         }
@@ -270,8 +308,8 @@ impl Sender {
     #[inline]
     pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
         if self.recovery != Recovery::Basic {
-            if let Some(s) = self.repair.ready.pop_front() {
-                return Some(s);
+            if !self.repair.ready.is_empty() {
+                return self.next_ready(now);
             }
             if self.recovery == Recovery::Ns3 {
                 return self.ns3_next_segment(now);
@@ -284,7 +322,7 @@ impl Sender {
             None => return None,
         };
         let len = self.seg_len(seg);
-        if !retransmission && self.snd_nxt + len > self.available {
+        if !retransmission && self.snd_nxt + len > self.send_limit() {
             return None;
         }
         // One segment may always go when nothing is in flight, so a window below one MSS
@@ -298,6 +336,22 @@ impl Sender {
             return self.next_window_segment(now, seg, retransmission, len);
         }
         Some(self.commit(seg, if retransmission { Some(Seg::Retx) } else { None }, len, now))
+    }
+
+    /// A segment already taken out (a probe, an ns-3 retransmission) goes first, when the
+    /// pacers let it.
+    #[inline(never)]
+    fn next_ready(&mut self, now: Time) -> Option<Segment> {
+        if let Some(parts) = &mut self.parts {
+            if parts.holds(now, &self.window, self.rtt.srtt()) {
+                return None;
+            }
+        }
+        let s = self.repair.ready.pop_front()?;
+        if let Some(parts) = &mut self.parts {
+            parts.paced(now, s.len, &self.window, &self.cc);
+        }
+        Some(s)
     }
 
     /// Takes segment `seg` out: scoreboard, counters, the CWR flag. `retx`: the state a
@@ -329,18 +383,12 @@ impl Sender {
     #[inline(never)]
     fn next_window_segment(&mut self, now: Time, seg: u64, retransmission: bool, len: u64) -> Option<Segment> {
         let parts = self.parts.as_mut().expect("window parts");
-        if let Some(p) = &parts.pacer {
-            if !p.ready(now) {
-                parts.pace_wait = Some(p.next_send);
-                return None;
-            }
+        if parts.holds(now, &self.window, self.rtt.srtt()) {
+            return None;
         }
         let segment = self.commit(seg, if retransmission { Some(Seg::Retx) } else { None }, len, now);
         let parts = self.parts.as_mut().expect("window parts");
-        if let Some(p) = &mut parts.pacer {
-            let (w, cc) = (&self.window, &self.cc);
-            p.sent(now, len, || cc.pacing_rate_bps().map_or(PaceBy::Window(w.cwnd), PaceBy::Rate));
-        }
+        parts.paced(now, len, &self.window, &self.cc);
         if let Some(q) = &mut parts.packet_rto {
             q.on_transmit(seg, now);
         }
@@ -404,6 +452,38 @@ impl Sender {
         self.snd_una = seq;
         self.snd_nxt = seq;
         self.next_tx = seq;
+    }
+
+    /// Paces the flow with ICON.
+    pub fn pace_icon(&mut self, pacer: IconPacer) {
+        self.parts.get_or_insert_with(Default::default).icon = Some(pacer);
+    }
+
+    /// The incast degree the receiver announced (ICON; ignored by unpaced flows).
+    pub fn set_incast_degree(&mut self, n: u32) {
+        if let Some(p) = self.parts.as_mut().and_then(|p| p.icon.as_mut()) {
+            p.set_degree(n);
+        }
+    }
+
+    /// The incast degree ICON paces by (1 for a flow ICON does not pace).
+    pub fn incast_degree(&self) -> u32 {
+        self.parts.as_ref().and_then(|p| p.icon.as_ref()).map_or(1, IconPacer::degree)
+    }
+
+    /// The byte new data may not pass: what the application gave, within the receiver's
+    /// advertised window.
+    #[inline(always)]
+    fn send_limit(&self) -> u64 {
+        self.available.min(self.rwnd_edge)
+    }
+
+    /// An ACK for `ack` advertised `window` bytes (a receiver-driven policy such as ICTCP):
+    /// new data may go up to `ack + window`. A smaller window never takes back what was
+    /// already allowed (RFC 9293 forbids shrinking the right edge).
+    pub fn advertised(&mut self, ack: u64, window: u64) {
+        let edge = ack.saturating_add(window);
+        self.rwnd_edge = if self.rwnd_edge == u64::MAX { edge } else { self.rwnd_edge.max(edge) };
     }
 
     /// The receive window the receiver advertises (a scheduler's grant or zero window).
@@ -501,6 +581,22 @@ pub(crate) mod tests {
             }
             assert_eq!(s.fast_recoveries > 0, lost, "fast_retransmit = {fr}");
         }
+    }
+
+    #[test]
+    fn the_advertised_right_edge_limits_new_data_and_never_moves_back() {
+        let mut s = sender(20 * MSS, 10 * MSS, false);
+        s.advertised(0, 3 * MSS);
+        assert_eq!(drain(&mut s, 0).len(), 3, "the window, not cwnd (10), limits");
+        // A smaller window on the next ACK: the edge stays at 3 MSS, nothing new goes.
+        s.on_ack(10, MSS, &NO_SACKS, false, 0);
+        s.advertised(MSS, MSS);
+        assert!(drain(&mut s, 10).is_empty());
+        // A larger one opens room up to ack + window.
+        s.on_ack(20, 2 * MSS, &NO_SACKS, false, 0);
+        s.advertised(2 * MSS, 4 * MSS);
+        assert_eq!(drain(&mut s, 20).len(), 3);
+        assert_eq!(s.snd_nxt, 6 * MSS);
     }
 
     #[test]

@@ -151,7 +151,7 @@ impl Sender {
 
     fn ns3_force_send(&mut self, now: Time, seg: u64) {
         if seg >= self.board.end() {
-            if self.snd_nxt >= self.size.min(self.available) {
+            if self.snd_nxt >= self.size.min(self.send_limit()) {
                 return;
             }
             let len = self.seg_len(seg);
@@ -209,7 +209,7 @@ impl Sender {
             // The new head goes again unless it already has.
             if !matches!(self.board.state(self.board.base()), Some(Seg::Retx | Seg::RetxDup)) {
                 let seg = self.ns3_next_lost().unwrap_or_else(|| {
-                    if self.snd_nxt < self.size.min(self.available) {
+                    if self.snd_nxt < self.size.min(self.send_limit()) {
                         self.board.end()
                     } else {
                         self.board.base()
@@ -280,7 +280,7 @@ impl Sender {
         }
         let (seg, retx) = if let Some(seg) = self.ns3_next_lost() {
             (seg, Some(Seg::Retx))
-        } else if self.snd_nxt < self.size && self.snd_nxt + self.seg_len(self.board.end()) <= self.available {
+        } else if self.snd_nxt < self.size && self.snd_nxt + self.seg_len(self.board.end()) <= self.send_limit() {
             (self.board.end(), None)
         } else if self.state == CaState::Recovery {
             (self.board.rule3_candidate()?, Some(Seg::RetxDup))
@@ -288,7 +288,7 @@ impl Sender {
             return None;
         };
         // The silly-window check: less than a segment of window sends only the last data.
-        let remaining = self.available.min(self.size) - seg * self.mss;
+        let remaining = self.send_limit().min(self.size) - seg * self.mss;
         if avail < self.mss && remaining > avail {
             self.repair.window_full = true;
             return None;
