@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,65 @@ def test_a_run_that_finished_has_no_unfinished_line(small_incast: dict[str, Any]
     r = fanin.run(Scenario.from_dict(small_incast))
     assert unfinished(headline(r)) is None
     assert not r.flows["fct_ps"].isna().any()
+
+
+def measured_mix(duration: str) -> dict[str, Any]:
+    """A small leaf-spine under 200 KB flows and 4-sender incast events arriving without a
+    stop, the flows and incasts starting in [0.5, 1.5) ms measured."""
+    link = {"rate": "10Gbps", "delay": "1us"}
+    arrivals = {"load": 0.15, "capacity": "uplinks", "sizes": "uniform 8KB 32KB"}
+    return {
+        "name": "test-measured",
+        "duration": duration,
+        "topology": {"kind": "leaf_spine", "leaves": 4, "spines": 2, "hosts_per_leaf": 4, "host_link": link},
+        "switch": {"queue": {"limit": "200pkt", "marking": {"kind": "step", "threshold": "65pkt"}}},
+        "transport": {"cc": "dctcp", "min_rto": "1ms"},
+        "workload": [
+            {"kind": "poisson", **arrivals, "sizes": "constant 200KB"},
+            {"kind": "poisson_incast", **arrivals, "degree": 4},
+        ],
+        "measure": {"from": "0.5ms", "until": "1.5ms"},
+    }
+
+
+def test_measured_columns_say_what_started_in_the_window() -> None:
+    r = fanin.run(Scenario.from_dict(measured_mix("50ms")))
+    flows, incasts = r.flows, r.incasts
+    assert flows["measured"].dtype == np.bool_ and incasts["measured"].dtype == np.bool_
+    def in_window(start: pd.Series) -> list[bool]:
+        return ((start >= 500_000_000) & (start < 1_500_000_000)).tolist()
+
+    assert flows["measured"].tolist() == in_window(flows["start_ps"])
+    assert incasts["measured"].tolist() == in_window(incasts["first_start_ps"])
+    measured = flows[flows["measured"]]
+    assert len(measured) > 10 and measured["completed"].all() and incasts[incasts["measured"]]["completed"].all()
+    assert r.summary["measured_flows"] == r.summary["measured_flows_completed"] == len(measured)
+    # The run ended at the last measured flow's end, cutting off later arrivals (null).
+    assert r.summary["sim_end_ps"] == measured["finish_ps"].max() < 50e9
+    assert (flows["start_ps"] >= 1_500_000_000).any() and flows["finish_ps"].isna().any()
+    h = headline(r)
+    assert (h["measured_flows"], h["measured_flows_completed"]) == (len(measured), len(measured))
+    assert h["fct_p99_ms"] == pytest.approx(np.quantile(measured["fct_ps"].astype(float), 0.99) / 1e9)
+    assert unfinished(h) is None, "unmeasured flows are cut off by design"
+
+
+def test_measured_flows_cut_off_by_the_duration_are_null_and_counted() -> None:
+    r = fanin.run(Scenario.from_dict(measured_mix("1.6ms")))
+    flows = r.flows
+    measured = flows[flows["measured"]]
+    assert r.summary["sim_end_ps"] == 1_600_000_000
+    late = measured[~measured["completed"]]
+    assert len(late) > 0 and late["fct_ps"].isna().all() and late["finish_ps"].isna().all()
+    assert r.summary["measured_flows_completed"] == len(measured) - len(late) < r.summary["measured_flows"]
+    line = unfinished(headline(r))
+    assert line is not None and line.startswith(f"{len(late)} of {len(measured)} measured flows")
+
+
+def test_results_doc_lists_the_documented_columns() -> None:
+    """docs/results.md, SCHEMAS and (test above) the engine agree, column for column."""
+    text = (Path(__file__).parent.parent / "docs" / "results.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## (\w+)\.parquet.*?\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert {name for name, _ in sections} == set(SCHEMAS)
+    for name, body in sections:
+        rows = [line.split("|")[1] for line in body.splitlines() if line.startswith("| ") and "| column |" not in line]
+        assert [c.strip() for row in rows for c in row.split(",")] == [c for c, _ in SCHEMAS[name]], name

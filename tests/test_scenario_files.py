@@ -132,6 +132,23 @@ def test_sweep_takes_data_dir(layout: dict[str, Path]) -> None:
     assert "2 runs (2 executed" in r.stdout
 
 
+def test_inline_sizes_name_no_file_and_a_missing_file_lists_the_forms(layout: dict[str, Path]) -> None:
+    inline = scenario_file(layout["scenarios"], "uniform 8KB 32KB")
+    r = fanin_cli("validate", str(inline))
+    assert r.returncode == 0, r.stderr
+    assert Scenario.load(inline).named_files() == []
+    incast = Scenario.from_dict(poisson("constant 20KB"))
+    incast.set("workload[0].kind", "poisson_incast").set("workload[0].degree", 3)
+    assert incast.named_files() == [] and incast.validate()["name"] == "test-poisson"
+    r = fanin_cli("validate", str(scenario_file(layout["scenarios"], "uniform8KB 32KB")))
+    refused(r)
+    assert "not found in" in r.stderr
+    assert '(allowed: a CDF file name, "uniform <min> <max>", "constant <size>")' in r.stderr
+    r = fanin_cli("validate", str(scenario_file(layout["scenarios"], "uniform 32KB")))
+    refused(r)
+    assert "workload[0].sizes: `uniform 32KB`: uniform takes two sizes, got 1 (allowed: a CDF file name" in r.stderr
+
+
 # ------------------------------------------------------------ errors quote no file content
 
 

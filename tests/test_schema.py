@@ -287,6 +287,7 @@ REACHES = {
     "workload[0].sampling": {
         "workload": [{"kind": "poisson", "load": 0.5, "sizes": "alibaba_storage2019_cdf.txt", "stop": "1ms"}]
     },
+    "workload[0].capacity": {"workload": [{"kind": "poisson", "load": 0.5, "sizes": "constant 1KB", "stop": "1ms"}]},
     "routing.lb": {},
 }
 

@@ -89,16 +89,21 @@ def summary_table(h: dict[str, float | None]) -> Table:
     t = Table(show_header=False, box=None, padding=(0, 2))
     t.add_column(style="bold")
     t.add_column(justify="right")
+    windowed = h["measured_flows"] is not None
+    which = "measured, completed" if windowed else "completed"
     rows: list[tuple[str, str]] = [
         ("flows", f"{_fmt(h['flows_completed'])} of {_fmt(h['flows'])} completed"),
-        ("FCT mean / p99 (completed)", f"{_fmt(h['fct_mean_ms'], '.3f')} / {_fmt(h['fct_p99_ms'], '.3f')} ms"),
-        ("slowdown mean / p99 (completed)", f"{_fmt(h['slowdown_mean'], '.2f')} / {_fmt(h['slowdown_p99'], '.2f')}"),
+        (f"FCT mean / p99 ({which})", f"{_fmt(h['fct_mean_ms'], '.3f')} / {_fmt(h['fct_p99_ms'], '.3f')} ms"),
+        (f"slowdown mean / p99 ({which})", f"{_fmt(h['slowdown_mean'], '.2f')} / {_fmt(h['slowdown_p99'], '.2f')}"),
     ]
+    if windowed:
+        measured = f"{_fmt(h['measured_flows_completed'])} of {_fmt(h['measured_flows'])} completed"
+        rows.insert(1, ("measured flows", measured))
     if h["incasts"]:
         rows += [
             ("incasts", f"{_fmt(h['incasts_completed'])} of {_fmt(h['incasts'])} completed"),
             (
-                "ICT mean / max (completed)",
+                f"ICT mean / max ({which})",
                 f"{_fmt(h['ict_mean_ms'], '.3f')} / {_fmt(h['ict_max_ms'], '.3f')} ms (ideal {_fmt(h['ideal_ict_mean_ms'], '.3f')} ms)",
             ),
         ]

@@ -43,6 +43,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("via", _I64),
         ("incast_id", _I64),
         ("completed", _BOOL),
+        ("measured", _BOOL),
     ],
     "incasts": [
         ("incast_id", _I64),
@@ -57,6 +58,7 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("ideal_ict_ps", _U64),
         ("last_delivery_ps", _U64),
         ("completed", _BOOL),
+        ("measured", _BOOL),
     ],
     "queues": [("time_ps", _U64), ("port", _U32), ("port_name", _STR), ("bytes", _U64), ("packets", _U64), ("phantom_bytes", _U64)],
     "rates": [("time_ps", _U64), ("flow_id", _U64), ("acked_bytes", _U64), ("rate_bps", _F64), ("sent_bytes", _U64), ("sent_rate_bps", _F64)],
@@ -321,9 +323,14 @@ class Results:
 
 
 def unfinished(h: Mapping[str, float | None]) -> str | None:
-    """One line saying what the run's end cut off, or None when everything finished."""
+    """One line saying what the run's end cut off, or None when everything finished. With a
+    ``[measure]`` window only the measured flows and incasts count: cutting off the others is
+    how such a run ends."""
     parts = []
-    for total, done, what in (("flows", "flows_completed", "flows"), ("incasts", "incasts_completed", "incasts")):
+    counts = (("flows", "flows_completed", "flows"), ("incasts", "incasts_completed", "incasts"))
+    if h.get("measured_flows") is not None:
+        counts = tuple((f"measured_{n}", f"measured_{k}", f"measured {w}") for n, k, w in counts)
+    for total, done, what in counts:
         n, k = h.get(total), h.get(done)
         if n is not None and k is not None and k < n:
             parts.append(f"{n - k:,.0f} of {n:,.0f} {what}")
@@ -338,10 +345,19 @@ def headline(results: Results) -> dict[str, float | None]:
     """The numbers `fanin run` prints: flow and incast completion, drops, marks, speed.
 
     Times are in milliseconds; completion statistics describe the completed flows and
-    incasts only (the counts say how many); a statistic with nothing to describe is None.
+    incasts only (the counts say how many), and with a ``[measure]`` window the measured ones
+    only; a statistic with nothing to describe is None.
     """
     flows, incasts, s = results.flows, results.incasts, results.summary
+    windowed = s.get("measured_flows") is not None  # the scenario has a [measure] window
+
+    def described(table: pd.DataFrame) -> pd.DataFrame:
+        """The rows whose times the statistics describe."""
+        return table[table["measured"]] if windowed and len(table) else table
+
     done = flows[flows["completed"]] if len(flows) else flows
+    incasts_done = incasts[incasts["completed"]] if len(incasts) else incasts
+    timed, ict = described(done), described(incasts_done)["ict_ps"]
 
     def stat(values: pd.Series, q: float | None, scale: float = 1.0) -> float | None:
         if not len(values):
@@ -349,23 +365,25 @@ def headline(results: Results) -> dict[str, float | None]:
         v = values.to_numpy(dtype=np.float64) / scale
         return float(v.mean()) if q is None else float(np.quantile(v, q))
 
-    incasts_done = incasts[incasts["completed"]] if len(incasts) else incasts
-    ict = incasts_done["ict_ps"]
     wall = s.get("wall_s")
     hops = s.get("packet_hops")
     return {
         "flows": float(len(flows)) if len(flows) else s.get("flows"),
         "flows_completed": float(len(done)) if len(flows) else s.get("flows_completed"),
-        "fct_mean_ms": stat(done["fct_ps"], None, 1e9),
-        "fct_p99_ms": stat(done["fct_ps"], 0.99, 1e9),
-        "slowdown_mean": stat(done["slowdown"], None),
-        "slowdown_p99": stat(done["slowdown"], 0.99),
+        "fct_mean_ms": stat(timed["fct_ps"], None, 1e9),
+        "fct_p99_ms": stat(timed["fct_ps"], 0.99, 1e9),
+        "slowdown_mean": stat(timed["slowdown"], None),
+        "slowdown_p99": stat(timed["slowdown"], 0.99),
         "incasts": float(len(incasts)),
         "incasts_completed": float(len(incasts_done)),
+        "measured_flows": s.get("measured_flows"),
+        "measured_flows_completed": s.get("measured_flows_completed"),
+        "measured_incasts": float(len(described(incasts))) if windowed else None,
+        "measured_incasts_completed": float(len(described(incasts_done))) if windowed else None,
         "sim_end_ms": s["sim_end_ps"] / 1e9 if s.get("sim_end_ps") is not None else None,
         "ict_mean_ms": stat(ict, None, 1e9),
         "ict_max_ms": stat(ict, 1.0, 1e9),
-        "ideal_ict_mean_ms": stat(incasts_done["ideal_ict_ps"], None, 1e9),
+        "ideal_ict_mean_ms": stat(described(incasts_done)["ideal_ict_ps"], None, 1e9),
         "drops": s.get("drops"),
         "marks": s.get("marks"),
         "events": s.get("events"),

@@ -21,11 +21,25 @@ from fanin.errors import ScenarioError, native_errors
 
 FILE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "poisson": ("sizes",),
+    "poisson_incast": ("sizes",),
     "matrix": ("file",),
     "mixed_poisson": ("intra_sizes", "inter_sizes"),
 }
 """The fields each workload kind hands to the engine's file loader
 (crates/engine/src/scenario/workload.rs and matrix.rs); no other field names a file."""
+
+INLINE_SIZES = ("uniform", "constant")
+"""First words of a ``sizes`` value that is a distribution, not a file (``"uniform 8KB 32KB"``,
+``"constant 1MB"``; ``Cdf::inline`` in crates/engine/src/workload/cdf.rs)."""
+
+SIZE_FORMS = ("a CDF file name", '"uniform <min> <max>"', '"constant <size>"')
+"""What a ``sizes`` field may hold, as the engine lists them in its errors."""
+
+
+def names_a_file(key: str, value: str) -> bool:
+    """Whether a file field's value is a file name (a ``sizes`` field may be a distribution)."""
+    words = value.split()
+    return key != "sizes" or not words or words[0] not in INLINE_SIZES
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,8 @@ def declared(data: Mapping[str, Any]) -> list[tuple[int, str, str]]:
     for i, w in enumerate(workloads):
         kind = w.get("kind") if isinstance(w, Mapping) else None
         keys = FILE_FIELDS.get(kind, ()) if isinstance(kind, str) else ()
-        found += [(i, key, w[key]) for key in keys if isinstance(w.get(key), str)]  # other types: the engine says
+        # Other types, and distributions: the engine reads them.
+        found += [(i, key, w[key]) for key in keys if isinstance(w.get(key), str) and names_a_file(key, w[key])]
     return found
 
 
@@ -65,6 +80,7 @@ def resolve(field: str, name: str, roots: Sequence[Path]) -> Path:
     leading out of a root (``..``, a symlink) or an absolute path outside every root is
     refused whether or not it exists, so the error tells nothing about what lies outside."""
     searched = ", ".join(map(str, roots))
+    forms = SIZE_FORMS if field.endswith(".sizes") else ()
     outside = ScenarioError(
         field, f"`{name}` is outside the folders files are read from ({searched}); add one with --data-dir"
     )
@@ -84,7 +100,7 @@ def resolve(field: str, name: str, roots: Sequence[Path]) -> Path:
                 raise outside
             if real.is_file():
                 return real
-    raise ScenarioError(field, f"cannot read `{name}`: not found in: {searched}")
+    raise ScenarioError(field, f"cannot read `{name}`: not found in: {searched}", forms)
 
 
 def resolve_all(data: Mapping[str, Any], roots: Sequence[Path]) -> list[NamedFile]:

@@ -31,7 +31,18 @@ TIMESTAMPS = ["sender", "first_switch"]
 RTO_KINDS = ["adaptive", "per_packet"]
 MPRDMA_VARIANTS = ["a", "b"]
 LB_KINDS = ["ecmp", "spray", "unolb"]
-WORKLOAD_KINDS = ["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"]
+WORKLOAD_KINDS = [
+    "incast",
+    "poisson",
+    "permutation",
+    "flow",
+    "matrix",
+    "mixed_poisson",
+    "rpc_incast",
+    "proxy_incast",
+    "poisson_incast",
+]
+CAPACITIES = ["hosts", "uplinks"]
 PICKS = ["first", "random"]
 SAMPLINGS = ["interpolate", "discrete"]
 SCHEMES = ["baseline", "naive", "streamlined"]
@@ -319,7 +330,7 @@ def _workload() -> Schema:
         {
             "kind": _choice(WORKLOAD_KINDS, "what traffic this entry adds"),
             "start": TIME("when the workload begins", "0s"),
-            "degree": _int("number of senders", 1),
+            "degree": _int("number of senders (poisson_incast: per event)", 1),
             "receiver": _string("the receiving host (default: first of the receivers group)"),
             "senders": _ref("host_set", "the pool senders are chosen from (default: the senders group)"),
             "pick": _choice(PICKS, "which senders of the pool", "first"),
@@ -331,10 +342,18 @@ def _workload() -> Schema:
             "scheme": _choice(SCHEMES, "proxy_incast: how the proxy relays", "baseline"),
             "proxy": _string("proxy_incast: the proxy host (default: first of the proxies group)"),
             "proxy_order": _choice(PROXY_ORDERS, "proxy_incast naive: how the proxy's connections share its NIC"),
-            "load": _fraction("offered load"),
-            "sizes": _string("a flow-size CDF file"),
+            "load": _fraction("offered load, a fraction of capacity"),
+            "sizes": _string('a flow-size CDF file, "uniform <min> <max>" or "constant <size>"'),
             "sampling": _choice(SAMPLINGS, "how sizes are drawn from the CDF (default: the file's convention)"),
-            "stop": TIME("no arrival at or after this (default: the scenario's duration)"),
+            "stop": TIME("no arrival at or after this (default: the scenario's duration; none with [measure])"),
+            "capacity": {
+                "anyOf": [
+                    _choice(CAPACITIES, "the hosts' NIC rates, or the links from host-facing switches up"),
+                    RATE("an explicit rate"),
+                ],
+                "description": "what load is a fraction of",
+                "default": "hosts",
+            },
             "hosts": _ref("host_set", 'endpoints (default "all")'),
             "bytes": BYTES("size of each flow"),
             "src": _string("flow: source host"),
@@ -359,7 +378,8 @@ def _workload() -> Schema:
     rpc = ["gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window"]
     fields = {
         "incast": [*incast, "period", "count"],
-        "poisson": ["load", "sizes", "sampling", "stop", "hosts", "start"],
+        "poisson": ["load", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
+        "poisson_incast": ["load", "degree", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
         "permutation": ["hosts", "bytes", "start"],
         "flow": ["src", "dst", "bytes", "start"],
         "matrix": ["file", "max_flows", "start"],
@@ -449,6 +469,14 @@ def scenario_schema() -> Schema:
             "transport": {"$ref": "#/$defs/transport"},
             "workload": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/workload"}},
             "record": {"$ref": "#/$defs/record"},
+            "measure": _table(
+                {
+                    "from": TIME("measure flows and incasts starting at or after this"),
+                    "until": TIME("...and before this; then the run ends once they have"),
+                },
+                "The measured window: Poisson arrivals go on past it until its flows finish.",
+                required=("from", "until"),
+            ),
             "routing": _by_kind(
                 _table(
                     {

@@ -13,7 +13,10 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast"];
+const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"constant <size>\""];
+const LEAF_SPINE: &str = "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n";
+const PINCAST: &str = "[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\nsizes = \"uniform 8KB 32KB\"\n";
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
 const PROXY_WL: &str = "[[workload]]\nkind = \"proxy_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\nreceiver = \"r0\"\n";
@@ -56,7 +59,7 @@ fn cases() -> Vec<Case> {
             format!("bogus = 1\n{TOPO}{WL}"),
             "bogus",
             "unknown field",
-            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing"]),
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing", "measure"]),
         ),
         case(
             "unknown field inside [topology]",
@@ -122,7 +125,7 @@ fn cases() -> Vec<Case> {
             format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"nope.txt\"\n"),
             "workload[0].sizes",
             "cannot read `nope.txt`",
-            none,
+            Some(SIZE_FORMS),
         ),
         case(
             "Poisson load above 1",
@@ -422,6 +425,30 @@ fn cases() -> Vec<Case> {
         case("unknown ICON rate", format!("{TOPO}[transport.icon]\nrate = \"fair\"\n{WL}"), "transport.icon.rate", "unknown value `fair`", Some(&["eq1", "fair_share"])),
         case("unknown ICON scope", format!("{TOPO}[transport.icon]\npace_scope = \"some\"\n{WL}"), "transport.icon.pace_scope", "unknown value `some`", Some(&["all", "incast_only"])),
         case("ICON beside the base-RTT pacer", format!("{TOPO}[transport]\npacing = true\n[transport.icon]\n{WL}"), "transport.pacing", "cannot be combined with [transport.icon]", none),
+        case("inline sizes with one bound", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"uniform 8KB\"\n"), "workload[0].sizes", "`uniform 8KB`: uniform takes two sizes, got 1", Some(SIZE_FORMS)),
+        case("inline sizes reversed", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"uniform 32KB 8KB\"\n"), "workload[0].sizes", "uniform needs 0 < min <= max", Some(SIZE_FORMS)),
+        case("inline size without a unit", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\nsizes = \"constant 1000\"\n").replace("sizes = \"uniform 8KB 32KB\"\n", ""), "workload[0].sizes", "size `1000` has no unit", Some(SIZE_FORMS)),
+        case("sampling of an inline distribution", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"constant 1MB\"\nsampling = \"discrete\"\n"), "workload[0].sampling", "applies only to sizes from a CDF file", none),
+        case("poisson_incast without sizes", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\ndegree = 2\n"), "workload[0].sizes", "is required", Some(SIZE_FORMS)),
+        case("unknown capacity", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\ncapacity = \"bisection\"\n"), "workload[0].capacity", "unknown value `bisection`: give a rate such as \"2Tbps\", or one of", Some(&["hosts", "uplinks"])),
+        case("zero capacity", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\ncapacity = \"0Gbps\"\n"), "workload[0].capacity", "must be positive", none),
+        case("uplinks of a star", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\ncapacity = \"uplinks\"\n"), "workload[0].capacity", "this topology has no links from a host-facing switch to another switch", none),
+        case("poisson_incast without a degree", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}"), "workload[0].degree", "is required", none),
+        case("poisson_incast of degree 0", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 0\n"), "workload[0].degree", "must be between 1 and", none),
+        case("poisson_incast as wide as its hosts", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 4\n"), "workload[0].degree", "is 4 but an event's senders must be fewer than the 4 hosts", none),
+        case("poisson_incast with a receiver", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 2\nreceiver = \"h0\"\n"), "workload[0].receiver", "does not apply to kind `poisson_incast`", none),
+        case("poisson_incast load above 1", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 2\n").replace("0.5", "2"), "workload[0].load", "must be in (0, 1], got 2", none),
+        case("poisson_incast with no end", format!("{LEAF_SPINE}{PINCAST}degree = 2\n"), "workload[0].stop", "is required unless the scenario sets `duration` or [measure]", none),
+        case("poisson_incast stopping before it starts", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 2\nstart = \"1ms\"\nstop = \"1ms\"\n"), "workload[0].stop", "must be after start", none),
+        case("capacity on an incast", format!("{TOPO}{WL}capacity = \"hosts\"\n"), "workload[0].capacity", "does not apply to kind `incast`", none),
+        case("measure without until", format!("duration = \"1ms\"\n{TOPO}{WL}[measure]\nfrom = \"0.1ms\"\n"), "measure.until", "is required", none),
+        case("measure without from", format!("duration = \"1ms\"\n{TOPO}{WL}[measure]\nuntil = \"0.1ms\"\n"), "measure.from", "is required", none),
+        case("measure window backwards", format!("duration = \"1ms\"\n{TOPO}{WL}[measure]\nfrom = \"0.5ms\"\nuntil = \"0.5ms\"\n"), "measure.until", "must be after from", none),
+        case("measure beyond the duration", format!("duration = \"1ms\"\n{TOPO}{WL}[measure]\nfrom = \"0.5ms\"\nuntil = \"2ms\"\n"), "measure.until", "must not be after the run's end (duration, else max_duration)", none),
+        case("measure beyond max_duration", format!("max_duration = \"1ms\"\n{TOPO}{WL}[measure]\nfrom = \"0.5ms\"\nuntil = \"2ms\"\n"), "measure.until", "must not be after the run's end", none),
+        case("measure time without unit", format!("{TOPO}{WL}[measure]\nfrom = \"5\"\nuntil = \"2ms\"\n"), "measure.from", "has no unit", Some(TIME_UNITS)),
+        case("unknown field in measure", format!("{TOPO}{WL}[measure]\nfrom = \"0ms\"\nto = \"2ms\"\n"), "measure.to", "unknown field", Some(&["from", "until"])),
+        case("measure with request/response bursts", format!("{TOPO}{RPC}[measure]\nfrom = \"0ms\"\nuntil = \"2ms\"\n"), "measure", "does not apply with an rpc_incast workload (workload[0])", none),
         case("sub-nanosecond queue sampling", format!("{TOPO}{WL}[record]\nqueues = {{ interval = \"10ps\" }}\n"), "record.queues.interval", "must be at least 1ns", none),
     ]
 }
@@ -523,6 +550,15 @@ src = "s5"
 dst = "r1"
 bytes = "100KB"
 start = "10us"
+[[workload]]
+kind = "poisson_incast"
+load = 0.2
+degree = 3
+sizes = "uniform 8KB 32KB"
+capacity = "uplinks"
+[measure]
+from = "5us"
+until = "15us"
 [record]
 queues = { ports = "bottleneck", interval = "10us" }
 hosts = { bin = "1ms" }

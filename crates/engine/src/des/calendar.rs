@@ -137,6 +137,20 @@ impl<T: Copy + Ord> Calendar<T> {
         self.head == self.ready.len() && self.far.is_empty() && self.occupied.iter().all(|&w| w == 0)
     }
 
+    /// Drops every entry; the clock's bucket stays where it is.
+    pub fn clear(&mut self) {
+        self.ready.clear();
+        self.head = 0;
+        self.pad();
+        for (word, bits) in self.occupied.iter_mut().enumerate() {
+            while *bits != 0 {
+                self.wheel[word * 64 + bits.trailing_zeros() as usize].clear();
+                *bits &= *bits - 1;
+            }
+        }
+        self.far.clear();
+    }
+
     fn set_cur(&mut self, bucket: u64) {
         self.cur = bucket;
         self.span_end = (bucket + self.mask + 1) << self.shift;
@@ -394,6 +408,23 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn clear_drops_entries_of_every_place() {
+        let mut cal = Calendar::new(4, 3, u64::MAX);
+        // The current bucket, the wheel and the far heap.
+        for (key, v) in [(1, 0), (3, 1), (40, 2), (90, 3), (10_000, 4)] {
+            cal.push(key, v);
+        }
+        assert_eq!(cal.pop(), Some((1, 0)));
+        cal.clear();
+        assert!(cal.is_empty());
+        assert_eq!(cal.pop(), None);
+        // Still usable afterwards, in order.
+        cal.push(20_000, 5);
+        cal.push(5, 6);
+        assert_eq!((cal.pop(), cal.pop(), cal.pop()), (Some((5, 6)), Some((20_000, 5)), None));
+    }
 
     #[test]
     fn pops_in_time_then_push_order() {

@@ -196,6 +196,11 @@ impl Schedule {
         self.heap.is_empty()
     }
 
+    /// Drops every pending event: the run is over before its schedule is.
+    pub fn clear(&mut self) {
+        self.heap.clear();
+    }
+
     /// The event `k` places after the next one, when it is already at hand (for
     /// prefetching): `peek_ready(0)` is the next event. Else [`Event::NONE`].
     #[inline(always)]

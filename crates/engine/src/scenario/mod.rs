@@ -10,6 +10,7 @@ mod dequeue_marking;
 mod fields;
 mod icon;
 mod matrix;
+mod measure;
 mod multi_dc;
 mod net;
 mod record;
@@ -29,6 +30,7 @@ use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
 
+pub use measure::MeasureWindow;
 pub use routing::LB_KINDS;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
@@ -56,6 +58,8 @@ pub struct ValidSpec {
     pub workloads: Vec<Workload>,
     pub record: RecordConfig,
     pub routing: RoutingConfig,
+    /// `[measure]`: the window of measured starts (`None`: every flow, as it comes).
+    pub measure: Option<MeasureWindow>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -111,10 +115,15 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         return Err(ScenarioError::new("workload", "at least one [[workload]] is required")
             .with_allowed(workload::KINDS));
     }
+    let measure = measure::window(&cx.at("measure"), spec.measure.as_ref(), duration.unwrap_or(max_duration))?;
     let mut workloads = Vec::new();
     for (i, w) in spec.workload.iter().enumerate() {
         let wcx = cx.at(&format!("workload[{i}]"));
-        workloads.push(workload::workload(&wcx, w, &topology, seed, i, duration, load_file)?);
+        let end = workload::RunEnd { duration, measured: measure.is_some() };
+        workloads.push(workload::workload(&wcx, w, &topology, seed, i, end, load_file)?);
+    }
+    if measure.is_some() {
+        measure::check_workloads(&cx.at("measure"), &workloads)?;
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
     let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
@@ -132,6 +141,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         workloads,
         record,
         routing,
+        measure,
     })
 }
 

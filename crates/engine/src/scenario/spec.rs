@@ -26,6 +26,15 @@ pub struct Spec {
     pub record: RecordSpec,
     #[serde(default)]
     pub routing: RoutingSpec,
+    pub measure: Option<MeasureSpec>,
+}
+
+/// `[measure]`: the window whose flows and incasts are measured (both times required).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSpec {
+    pub from: Option<String>,
+    pub until: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -261,9 +270,10 @@ pub struct WorkloadSpec {
     pub proxy_order: Option<String>,
     // every kind
     pub start: Option<String>,
-    // poisson
+    // poisson (and poisson_incast, with degree)
     pub load: Option<f64>,
     pub sizes: Option<String>,
+    pub capacity: Option<String>,
     pub sampling: Option<String>,
     pub stop: Option<String>,
     pub hosts: Option<Names>,
@@ -307,6 +317,7 @@ impl WorkloadSpec {
             ("start", self.start.is_some()),
             ("load", self.load.is_some()),
             ("sizes", self.sizes.is_some()),
+            ("capacity", self.capacity.is_some()),
             ("sampling", self.sampling.is_some()),
             ("stop", self.stop.is_some()),
             ("hosts", self.hosts.is_some()),

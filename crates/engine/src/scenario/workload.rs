@@ -1,4 +1,4 @@
-//! `[[workload]]` entries: incast, poisson, permutation, flow, proxy_incast.
+//! `[[workload]]` entries: incast, poisson, poisson_incast, permutation, flow, proxy_incast.
 
 use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
@@ -6,19 +6,20 @@ use super::MAX_TIME;
 use crate::ids::HostId;
 use crate::proxy::{ProxyIncastSpec, ProxyScheme, PROXY_ORDERS, SCHEMES};
 use crate::sim::choose_senders;
-use crate::topology::Topology;
+use crate::topology::{uplink_capacity_bps, Topology};
 use crate::units::{Time, PS_PER_SEC};
-use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonSpec, Sampling, Workload};
+use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonIncastSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast"];
 /// The fields each kind reads besides `kind`; any other field it is given is an error.
 fn fields_of(kind: &str) -> &'static [&'static str] {
     const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
     match kind {
         "incast" => INCAST,
         "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy", "proxy_order"],
-        "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start"],
+        "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
+        "poisson_incast" => &["load", "degree", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
         "permutation" => &["hosts", "bytes", "start"],
         "matrix" => &["file", "max_flows", "start"],
         "mixed_poisson" => &["load", "sampling", "hosts", "flows", "intra_fraction", "intra_sizes", "inter_sizes", "start"],
@@ -32,6 +33,10 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
 
 const PICKS: &[&str] = &["first", "random"];
 const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
+/// What a `capacity` names besides an explicit rate.
+const CAPACITIES: &[&str] = &["hosts", "uplinks"];
+/// The forms a `sizes` field takes.
+const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"constant <size>\""];
 
 /// Finds a host by name.
 pub fn host(cx: &Ctx, key: &str, name: &str, topo: &Topology) -> Result<HostId, ScenarioError> {
@@ -76,7 +81,7 @@ pub fn workload(
     topo: &Topology,
     seed: u64,
     index: usize,
-    duration: Option<Time>,
+    end: RunEnd,
     load_file: &dyn Fn(&str) -> Result<String, String>,
 ) -> Result<Workload, ScenarioError> {
     let kind = cx.choice("kind", w.kind.as_deref(), None, KINDS)?;
@@ -91,7 +96,10 @@ pub fn workload(
         }
         "proxy_incast" => proxy_incast(cx, w, topo, seed, index, start).map(Workload::ProxyIncast),
         "poisson" => {
-            poisson(cx, w, topo, start, duration, load_file).map(Workload::Poisson)
+            poisson(cx, w, topo, start, end.default_stop(), load_file).map(Workload::Poisson)
+        }
+        "poisson_incast" => {
+            poisson_incast(cx, w, topo, start, end.default_stop(), load_file).map(Workload::PoissonIncast)
         }
         "permutation" => {
             let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
@@ -99,7 +107,7 @@ pub fn workload(
                 return Err(cx.err("hosts", "a permutation needs at least 2 hosts"));
             }
             let bytes = positive(cx, "bytes", cx.opt_bytes("bytes", &w.bytes)?)?;
-            if bytes.is_none() && duration.is_none() {
+            if bytes.is_none() && end.duration.is_none() {
                 return Err(cx.err("bytes", "is required unless the scenario sets `duration` (flows without a size never end)"));
             }
             Ok(Workload::Permutation(PermutationSpec { hosts, bytes, start }))
@@ -202,29 +210,95 @@ fn incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, 
     Ok(IncastSpec { receiver, senders, bytes_per_sender, start, jitter, period: period.unwrap_or(0), count })
 }
 
-fn poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, duration: Option<Time>, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<PoissonSpec, ScenarioError> {
+/// How the run ends, as far as workloads care: its `duration`, and whether a `[measure]`
+/// window ends it.
+#[derive(Copy, Clone, Debug)]
+pub struct RunEnd {
+    pub duration: Option<Time>,
+    pub measured: bool,
+}
+
+impl RunEnd {
+    /// When open-loop arrivals stop unless `stop` is given: never with a `[measure]` window
+    /// (the run then ends once the measured flows have, at the latest at its end), else at
+    /// the duration. `None`: neither, so `stop` is required.
+    fn default_stop(self) -> Option<Time> {
+        if self.measured {
+            Some(Time::MAX)
+        } else {
+            self.duration
+        }
+    }
+}
+
+fn poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, default_stop: Option<Time>, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<PoissonSpec, ScenarioError> {
     let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
     if hosts.len() < 2 {
         return Err(cx.err("hosts", "Poisson traffic needs at least 2 hosts"));
     }
     let load = cx.fraction("load", w.load, None, 0.0, 1.0)?;
-    let name = w.sizes.as_deref().ok_or_else(|| cx.err("sizes", "is required: a flow-size CDF file, e.g. \"websearch_dctcp2010_cdf.txt\""))?;
-    let text = load_file(name).map_err(|e| cx.err("sizes", format!("cannot read `{name}`: {e}")))?;
+    let sizes = sizes(cx, w, load_file)?;
+    let stop = stop(cx, w, start, default_stop)?;
+    let capacity_bps = capacity(cx, w, topo, &hosts)?;
+    Ok(PoissonSpec { hosts, load, sizes, start, stop, capacity_bps })
+}
+
+fn poisson_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, default_stop: Option<Time>, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<PoissonIncastSpec, ScenarioError> {
+    let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
+    let degree = cx.count("degree", w.degree, None, 1, i64::MAX)? as usize;
+    if degree >= hosts.len() {
+        return Err(cx.err("degree", format!("is {degree} but an event's senders must be fewer than the {} hosts (the sink is one of them)", hosts.len())));
+    }
+    let load = cx.fraction("load", w.load, None, 0.0, 1.0)?;
+    let sizes = sizes(cx, w, load_file)?;
+    let stop = stop(cx, w, start, default_stop)?;
+    let capacity_bps = capacity(cx, w, topo, &hosts)?;
+    Ok(PoissonIncastSpec { hosts, degree, load, sizes, capacity_bps, start, stop })
+}
+
+/// `sizes`: an inline distribution, or a CDF file read through `load_file`.
+fn sizes(cx: &Ctx, w: &WorkloadSpec, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<Cdf, ScenarioError> {
+    let name = w.sizes.as_deref().ok_or_else(|| cx.err("sizes", "is required: a flow-size CDF file, e.g. \"websearch_dctcp2010_cdf.txt\", or a distribution").with_allowed(SIZE_FORMS))?;
+    if let Some(inline) = Cdf::inline(name) {
+        if w.sampling.is_some() {
+            return Err(cx.err("sampling", "applies only to sizes from a CDF file"));
+        }
+        return inline.map_err(|e| cx.err("sizes", format!("`{name}`: {e}")).with_allowed(SIZE_FORMS));
+    }
+    let text = load_file(name).map_err(|e| cx.err("sizes", format!("cannot read `{name}`: {e}")).with_allowed(SIZE_FORMS))?;
     let sampling = match w.sampling.as_deref() {
         None => None,
         Some(s) => Some(if cx.choice("sampling", Some(s), None, SAMPLINGS)? == "discrete" { Sampling::Discrete } else { Sampling::Interpolate }),
     };
-    let sizes = Cdf::parse(&text, sampling).map_err(|e| cx.err("sizes", format!("`{name}` {e}")))?;
-    let stop = match (cx.opt_time("stop", &w.stop)?, duration) {
-        (Some(s), _) => s,
-        (None, Some(d)) => d,
-        (None, None) => return Err(cx.err("stop", "is required unless the scenario sets `duration`")),
+    Cdf::parse(&text, sampling).map_err(|e| cx.err("sizes", format!("`{name}` {e}")))
+}
+
+fn stop(cx: &Ctx, w: &WorkloadSpec, start: Time, default: Option<Time>) -> Result<Time, ScenarioError> {
+    let stop = match cx.opt_time("stop", &w.stop)? {
+        Some(s) => s,
+        None => default.ok_or_else(|| cx.err("stop", "is required unless the scenario sets `duration` or [measure]"))?,
     };
     if stop <= start {
         return Err(cx.err("stop", "must be after start"));
     }
-    let capacity_bps = hosts.iter().map(|h| nic_rate(topo, *h) as f64).sum();
-    Ok(PoissonSpec { hosts, load, sizes, start, stop, capacity_bps })
+    Ok(stop)
+}
+
+/// What `load` is a fraction of, bits per second: the pool's NIC rates (`hosts`, the
+/// default), the topology's uplinks (`uplinks`), or a rate.
+fn capacity(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, hosts: &[HostId]) -> Result<f64, ScenarioError> {
+    match w.capacity.as_deref() {
+        None | Some("hosts") => Ok(hosts.iter().map(|h| nic_rate(topo, *h) as f64).sum()),
+        Some("uplinks") => match uplink_capacity_bps(topo) {
+            0 => Err(cx.err("capacity", "this topology has no links from a host-facing switch to another switch")),
+            bps => Ok(bps as f64),
+        },
+        Some(text) => match crate::units::parse_rate(text) {
+            Ok(bps) if bps > 0 => Ok(bps as f64),
+            Ok(_) => Err(cx.err("capacity", "must be positive")),
+            Err(_) => Err(cx.err("capacity", format!("unknown value `{text}`: give a rate such as \"2Tbps\", or one of")).with_allowed(CAPACITIES)),
+        },
+    }
 }
 
 pub(super) fn nic_rate(topo: &Topology, h: HostId) -> u64 {

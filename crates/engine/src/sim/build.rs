@@ -1,7 +1,8 @@
 //! Building the world from a validated scenario.
 
 use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC, NO_TURNS};
-use super::world::{IncastRecord, PoissonRun, World, NOT_A_HOST, RATE_SAMPLE};
+use super::arrivals::Arrivals;
+use super::world::{IncastRecord, World, MEASURE_CHECK, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
@@ -16,10 +17,8 @@ use crate::transport::cc::FlowPath;
 use crate::transport::{Receiver, Sender};
 use crate::units::{serialization_ps, Time};
 use crate::proxy::ProxyScheme;
-use crate::workload::{pick_senders, IncastSpec, Workload};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::workload::{pick_senders, IncastEvent, Workload};
 use crate::ScenarioError;
-use rand::Rng;
 
 /// Marks the ids of the flows' subflow streams apart from their entropy hashes.
 const SUBFLOW_STREAM: u64 = 1 << 40;
@@ -112,6 +111,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         prefetch_above_bytes: super::world::PREFETCH_ABOVE_BYTES,
         tsq: spec.tsq.clone(),
         sack_extra: Vec::new(),
+        measure: spec.measure,
+        measured_open: 0,
     };
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -126,6 +127,10 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     if let Some(r) = &world.rate_series {
         world.sched.at(r.interval, Event::new(EventKind::Sample, RATE_SAMPLE));
     }
+    if let Some(m) = world.measure {
+        // The earliest the run can end; later, the last measured flow's end looks again.
+        world.sched.at(m.until, Event::new(EventKind::Arrival, MEASURE_CHECK));
+    }
     Ok(world)
 }
 
@@ -135,12 +140,12 @@ impl World {
         match workload {
             Workload::Incast(inc) => {
                 for burst in 0..inc.count {
-                    self.add_burst(w, inc, burst, None, &mut rng);
+                    self.add_incast(w, burst, &inc.burst(burst, &mut rng), None);
                 }
             }
             Workload::ProxyIncast(p) => {
                 let first = self.flows.len();
-                self.add_burst(w, &p.incast, 0, Some((p.proxy, p.scheme)), &mut rng);
+                self.add_incast(w, 0, &p.incast.burst(0, &mut rng), Some((p.proxy, p.scheme)));
                 if p.scheme == ProxyScheme::Naive && p.round_robin {
                     self.serve_in_turn(p.proxy, first);
                 }
@@ -164,45 +169,39 @@ impl World {
                 }
             }
             Workload::RpcIncast(spec) => self.add_rpc_incast(w, spec, rng),
-            Workload::Poisson(p) => {
-                let idx = self.poisson.len();
-                let mut run = PoissonRun { spec: p.clone(), rng };
-                let (gap, _, _, _) = run.spec.draw(&mut run.rng);
-                if p.start + gap < p.stop {
-                    self.pending_arrivals += 1;
-                    self.sched.at(p.start + gap, Event::new(EventKind::Arrival, idx as u32));
-                }
-                self.poisson.push(run);
-            }
+            Workload::Poisson(p) => self.add_arrivals(w, Arrivals::Flows(p.clone()), rng),
+            Workload::PoissonIncast(p) => self.add_arrivals(w, Arrivals::Incasts(p.clone()), rng),
         }
     }
 
-    /// One burst of an incast, straight or through a proxy.
-    fn add_burst(&mut self, w: usize, inc: &IncastSpec, burst: u32, proxy: Option<(HostId, ProxyScheme)>, rng: &mut Xoshiro256PlusPlus) {
-        let at = inc.start + burst as Time * inc.period;
+    /// One incast: a flow from each sender to the receiver, under a new incast record. The
+    /// record is made before the flows, so a flow can read its incast's degree
+    /// (`incasts[flow.incast]`) from its first packet on; the flows start through start
+    /// events at their start times (no sooner than the next event, at a run's `now`).
+    pub(super) fn add_incast(&mut self, w: usize, burst: u32, event: &IncastEvent, proxy: Option<(HostId, ProxyScheme)>) {
         let id = self.incasts.len() as u32;
-        let mut first = NEVER;
-        let mut ideal: Time = 0;
-        let bytes = self.transport.flow_bytes(inc.bytes_per_sender);
-        for &s in &inc.senders {
-            let jitter = if inc.jitter > 0 { rng.gen_range(0..inc.jitter) } else { 0 };
-            let f = self.add_incast_flow(s, inc.receiver, bytes, at + jitter, id, proxy);
-            first = first.min(at + jitter);
-            ideal = ideal.max(self.flows[f.idx()].ideal_fct);
-        }
-        let ideal = ideal.max(self.ideal_incast(&inc.senders, inc.receiver, bytes));
+        let bytes: Vec<u64> = event.bytes.iter().map(|&b| self.transport.flow_bytes(b)).collect();
+        let n = bytes.len().max(1) as u128;
+        // The responses' mean, exact when all are alike (a burst's bytes_per_sender).
+        let mean = ((bytes.iter().map(|&b| b as u128).sum::<u128>() + n / 2) / n) as u64;
         self.incasts.push(IncastRecord {
             workload: w as u32,
             burst,
-            receiver: inc.receiver,
-            degree: inc.senders.len() as u32,
-            bytes_per_sender: bytes,
-            first_start: first,
+            receiver: event.receiver,
+            degree: event.senders.len() as u32,
+            bytes_per_sender: mean,
+            first_start: event.starts.iter().copied().min().unwrap_or(NEVER),
             last_finish: 0,
             last_delivery: 0,
             finished_flows: 0,
-            ideal,
+            ideal: 0,
         });
+        let mut ideal: Time = 0;
+        for ((&s, &b), &start) in event.senders.iter().zip(&bytes).zip(&event.starts) {
+            let f = self.add_incast_flow(s, event.receiver, b, start, id, proxy);
+            ideal = ideal.max(self.flows[f.idx()].ideal_fct);
+        }
+        self.incasts[id as usize].ideal = ideal.max(self.ideal_incast(&event.senders, event.receiver, &bytes));
     }
 
     /// One sender's connection(s) of an incast; returns the one whose completion counts
@@ -241,6 +240,9 @@ impl World {
     /// Creates a flow routed through relay `via` (or `NO_HOST`).
     pub(super) fn add_flow_via(&mut self, src: HostId, dst: HostId, via: HostId, size: u64, start: Time, incast: u32) -> FlowId {
         let id = FlowId::from(self.flows.len());
+        if self.measure.is_some_and(|m| m.contains(start)) {
+            self.measured_open += 1;
+        }
         let size = self.transport.flow_bytes(size);
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
         let path = self.flow_path(src, dst);
@@ -387,14 +389,16 @@ impl World {
         rtt - serialization_ps(first, bottleneck) + serialization_ps(t.flow_wire_bytes(size), bottleneck)
     }
 
-    /// All senders' bytes through the receiver's link, plus one base RTT.
-    fn ideal_incast(&self, senders: &[HostId], receiver: HostId, bytes: u64) -> Time {
+    /// All senders' bytes (`bytes[i]` from `senders[i]`) through the receiver's link, plus
+    /// one base RTT.
+    fn ideal_incast(&self, senders: &[HostId], receiver: HostId, bytes: &[u64]) -> Time {
         let t = &self.transport;
-        let Some(&s0) = senders.first() else { return 0 };
-        let first = t.wire_bytes(bytes.min(t.mss()));
+        let (Some(&s0), Some(&b0)) = (senders.first(), bytes.first()) else { return 0 };
+        let first = t.wire_bytes(b0.min(t.mss()));
         let (rtt, _) = self.base_rtt_and_bottleneck(s0, receiver, first, 0);
         let downlink = self.ports[self.host_nic[receiver.idx()].idx() ^ 1].rate_bps;
-        rtt - serialization_ps(first, downlink) + serialization_ps(t.flow_wire_bytes(bytes) * senders.len() as u64, downlink)
+        let wire: u64 = bytes.iter().map(|&b| t.flow_wire_bytes(b)).sum();
+        rtt - serialization_ps(first, downlink) + serialization_ps(wire, downlink)
     }
 }
 

@@ -413,6 +413,7 @@ impl World {
         if flow.rpc != NO_RPC {
             self.rpc_finished(f);
         }
+        self.measured_flow_finished(f);
         self.done = !self.has_work();
     }
 

@@ -3,15 +3,16 @@
 //! allocation failure that kills the process (and a Python interpreter with it).
 //!
 //! The estimate counts what grows with the scenario's size and is allocated up front or
-//! steadily: the routing table (a cell per node and host), the ports, the flows, and the
-//! series a `[record]` entry fills over the run's duration. Packets in flight, queue-event
+//! steadily: the routing table (a cell per node and host), the ports, the flows and incast
+//! records, and the series a `[record]` entry fills over the run's duration. Packets in flight, queue-event
 //! traces and window samples depend on the run's dynamics and are left out, so the figure
 //! is a lower bound; the tables returned to Python roughly double the recorded part.
 
 use super::flow::Flow;
+use super::world::IncastRecord;
 use crate::metrics::hosts::Bin;
 use crate::net::PortState;
-use crate::scenario::ValidSpec;
+use crate::scenario::{MeasureWindow, ValidSpec};
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
 use crate::ScenarioError;
@@ -34,11 +35,16 @@ pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
     let topo = &spec.topology;
     let (nodes, hosts, ports) = (topo.nodes.len() as u64, topo.hosts.len() as u64, topo.port_count() as u64);
     let flows = flow_count(spec);
+    let incasts = incast_count(spec);
     let mut needs = vec![
         Need { field: "topology", what: format!("routing table: {nodes} nodes x {hosts} hosts x 4 bytes"), bytes: nodes * hosts * 4 },
         Need { field: "topology", what: format!("{ports} ports"), bytes: ports * std::mem::size_of::<PortState>() as u64 },
-        Need { field: "workload", what: format!("{flows} flows"), bytes: flows * std::mem::size_of::<Flow>() as u64 },
+        Need { field: "workload", what: format!("{flows} flows"), bytes: flows.saturating_mul(std::mem::size_of::<Flow>() as u64) },
     ];
+    if incasts > 0 {
+        let bytes = incasts.saturating_mul(std::mem::size_of::<IncastRecord>() as u64);
+        needs.push(Need { field: "workload", what: format!("{incasts} incast records"), bytes });
+    }
     if let Some(end) = spec.duration {
         let r = &spec.record;
         if let Some((interval, ports)) = &r.queues {
@@ -67,7 +73,9 @@ fn flow_count(spec: &ValidSpec) -> u64 {
         .iter()
         .map(|w| match w {
             Workload::Incast(i) => i.senders.len() as u64 * i.count.max(1) as u64,
-            Workload::Poisson(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), p.stop.saturating_sub(p.start)),
+            Workload::Poisson(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure)),
+            // Every response is a flow of the mean size.
+            Workload::PoissonIncast(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure)),
             Workload::Permutation(p) => p.hosts.len() as u64,
             Workload::Flows(f) => f.len() as u64,
             Workload::MixedPoisson(m) => m.flows as u64,
@@ -76,6 +84,29 @@ fn flow_count(spec: &ValidSpec) -> u64 {
             Workload::ProxyIncast(p) => 2 * p.incast.senders.len() as u64 * p.incast.count.max(1) as u64,
         })
         .fold(0, u64::saturating_add)
+}
+
+/// The incast records the workloads will create (a Poisson incast workload's expected count).
+fn incast_count(spec: &ValidSpec) -> u64 {
+    spec.workloads
+        .iter()
+        .map(|w| match w {
+            Workload::Incast(i) => i.count as u64,
+            Workload::ProxyIncast(_) => 1,
+            Workload::PoissonIncast(p) => {
+                let events_bps = p.load * p.capacity_bps / p.degree as f64;
+                poisson_flows(events_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure))
+            }
+            _ => 0,
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// How long a Poisson workload's arrivals go on, as far as can be known: to its stop or,
+/// with a `[measure]` window, at least to the window's end (the run then ends once the
+/// measured flows have, so arrivals without a stop are not an unbounded count).
+fn arrival_span(start: Time, stop: Time, measure: Option<MeasureWindow>) -> Time {
+    measure.map_or(stop, |m| stop.min(m.until)).saturating_sub(start)
 }
 
 /// Flows of mean size `mean_bytes` offered at `bps` over `span`.
@@ -145,6 +176,22 @@ mod tests {
         assert_eq!(e.path, "topology");
         assert!(e.to_string().contains("routing table: 100002 nodes x 100001 hosts"), "{e}");
         assert!(e.to_string().contains("40.0 GB"), "{e}");
+    }
+
+    #[test]
+    fn poisson_incasts_count_their_responses_and_events() {
+        // 0.5 x 10 x 10 Gb/s over 1 ms in events of 4 responses of 10 KB: 625 responses.
+        let wl = "[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\ndegree = 4\nsizes = \"constant 10KB\"\nhosts = \"all\"\nstop = \"1ms\"\n";
+        let s = star(9, wl);
+        let needs = estimate(&s);
+        let flows = needs.iter().find(|n| n.what.ends_with(" flows")).unwrap();
+        assert_eq!(flows.what, "634 flows", "9 of the incast, 625 responses");
+        let records = needs.iter().find(|n| n.what.ends_with("incast records")).unwrap();
+        assert_eq!(records.what, "157 incast records", "the incast and 156.25 events");
+        // With a window and no stop, arrivals are counted to the window's end.
+        let windowed = star(9, &format!("{}[measure]\nfrom = \"0ms\"\nuntil = \"2ms\"\n", wl.replace("stop = \"1ms\"\n", "")));
+        let flows = estimate(&windowed).into_iter().find(|n| n.what.ends_with(" flows")).unwrap();
+        assert_eq!(flows.what, "1259 flows");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The simulation: a world built from a validated scenario, advanced by the run loop.
 
+mod arrivals;
 mod build;
 mod endpoints;
 mod flow;

@@ -36,7 +36,7 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     let (drops, marks, trims) = w.ports.iter().fold((0, 0, 0), |(d, m, t), p| {
         (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts, t + p.queue.control_counters().trimmed_pkts)
     });
-    let summary = vec![
+    let mut summary = vec![
         ("events".to_string(), w.sched.events as f64),
         ("packet_hops".to_string(), w.packet_hops as f64),
         ("sim_end_ps".to_string(), end as f64),
@@ -51,7 +51,17 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("proxy_nacks".to_string(), w.proxy_nacks as f64),
         ("timeouts".to_string(), w.flows.iter().map(|f| f.sender.timeouts).sum::<u64>() as f64),
     ];
+    if w.measure.is_some() {
+        summary.extend(measured_counts(w));
+    }
     Results { tables, summary }
+}
+
+/// With a `[measure]` window: how many flows started in it, and how many of those finished.
+fn measured_counts(w: &World) -> [(String, f64); 2] {
+    let measured = w.flows.iter().filter(|f| w.measured(f.start));
+    let (n, done) = measured.fold((0u64, 0u64), |(n, k), f| (n + 1, k + f.finished() as u64));
+    [("measured_flows".to_string(), n as f64), ("measured_flows_completed".to_string(), done as f64)]
 }
 
 /// A time, or null for one that never came.
@@ -86,7 +96,8 @@ fn flows_table(w: &World, names: &[String]) -> Table {
         .push("nacks_sent", col_u64(&|x| x.nacks_sent))
         .push("via", Column::I64(f.iter().map(|x| if x.via == super::flow::NO_HOST { -1 } else { x.via.0 as i64 }).collect()))
         .push("incast_id", Column::I64(f.iter().map(|x| if x.incast == NO_INCAST { -1 } else { x.incast as i64 }).collect()))
-        .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()));
+        .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()))
+        .push("measured", Column::Bool(f.iter().map(|x| w.measured(x.start)).collect()));
     t
 }
 
@@ -105,7 +116,8 @@ fn incasts_table(w: &World) -> Table {
         .push("ict_ps", Column::OptU64(i.iter().map(|x| done(x).then(|| x.last_finish - x.first_start)).collect()))
         .push("ideal_ict_ps", Column::U64(i.iter().map(|x| x.ideal).collect()))
         .push("last_delivery_ps", Column::OptU64(i.iter().map(|x| done(x).then_some(x.last_delivery)).collect()))
-        .push("completed", Column::Bool(i.iter().map(done).collect()));
+        .push("completed", Column::Bool(i.iter().map(done).collect()))
+        .push("measured", Column::Bool(i.iter().map(|x| w.measured(x.first_start)).collect()));
     t
 }
 

@@ -1,7 +1,7 @@
 //! The world and its run loop. Every handler is a method here so the compiler can inline
 //! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
 
-use super::flow::{Flow, NO_INCAST};
+use super::flow::Flow;
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
@@ -12,9 +12,8 @@ use crate::routing::{Fib, Routes, Spray};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
-use crate::workload::PoissonSpec;
 use crate::routing::LoadBalancing;
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::scenario::MeasureWindow;
 
 #[inline(always)]
 fn prefetch(ptr: *const u8) {
@@ -49,6 +48,9 @@ pub(super) const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 /// The `Sample` event's index for per-connection rates (0: queue depths).
 pub(super) const RATE_SAMPLE: u32 = 1;
+/// The `Arrival` event's index for a look at whether a `[measure]` run is over (other
+/// indices: a Poisson workload's next arrival).
+pub(super) const MEASURE_CHECK: u32 = u32::MAX;
 
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -59,7 +61,7 @@ pub struct Conservation {
     pub in_flight: u64,
 }
 
-/// An incast burst's bookkeeping.
+/// An incast's bookkeeping (a burst of an incast workload, or a Poisson incast event).
 #[derive(Clone, Debug)]
 pub struct IncastRecord {
     pub workload: u32,
@@ -73,12 +75,6 @@ pub struct IncastRecord {
     pub last_delivery: Time,
     pub finished_flows: u32,
     pub ideal: Time,
-}
-
-/// A Poisson workload's running state.
-pub struct PoissonRun {
-    pub spec: PoissonSpec,
-    pub rng: Xoshiro256PlusPlus,
 }
 
 pub struct World {
@@ -103,7 +99,7 @@ pub struct World {
     /// Base RTT of flows inside a datacenter and of flows across (the class references).
     pub class_rtt: (Time, Time),
     pub incasts: Vec<IncastRecord>,
-    pub poisson: Vec<PoissonRun>,
+    pub poisson: Vec<super::arrivals::PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
     /// A transmission on a NIC does something: host counters, or first-switch stamps.
@@ -145,6 +141,10 @@ pub struct World {
     /// written with every ACK whose first block is not empty, under the models that send
     /// more than one).
     pub sack_extra: Vec<[crate::transport::SackBlock; crate::transport::MAX_SACK_BLOCKS - 1]>,
+    /// `[measure]`: the window of measured starts, and the measured flows not finished yet
+    /// (created, whether started or not).
+    pub measure: Option<MeasureWindow>,
+    pub measured_open: u64,
 }
 
 impl World {
@@ -248,6 +248,7 @@ impl World {
             EventKind::FlowStart => self.flow_start(FlowId(ev.index())),
             EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
             EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
+            EventKind::Arrival if ev.index() == MEASURE_CHECK => self.measure_check(),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
             EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
@@ -501,19 +502,10 @@ impl World {
 
     // ---- workloads and recording ------------------------------------------------------
 
-    fn poisson_arrival(&mut self, w: usize) {
-        let now = self.sched.now();
-        self.pending_arrivals -= 1;
-        let run = &mut self.poisson[w];
-        let (gap, src, dst, size) = run.spec.draw(&mut run.rng);
-        let stop = run.spec.stop;
-        let f = self.add_flow(src, dst, size, now, NO_INCAST);
-        self.pending_starts += 1;
-        self.flow_start(f);
-        if now + gap < stop {
-            self.pending_arrivals += 1;
-            self.sched.at(now + gap, Event::new(EventKind::Arrival, w as u32));
-        }
+    /// Whether a flow or incast starting at `t` is measured: in the `[measure]` window, or
+    /// any time without one.
+    pub fn measured(&self, t: Time) -> bool {
+        self.measure.is_none_or(|m| m.contains(t))
     }
 
     /// Whether anything can still happen besides sampling.

@@ -61,3 +61,43 @@ fn connect(t: &mut Topology, a: NodeId, b: NodeId, l: LinkParams) -> PortId {
 fn host_ids(t: &Topology, nodes: &[NodeId]) -> Vec<HostId> {
     nodes.iter().map(|n| t.nodes[n.idx()].host.expect("group member is a host")).collect()
 }
+
+/// The rate, one direction, of every link from a host-facing switch to another switch: the
+/// capacity traffic between racks can use (a leaf-spine's leaf uplinks, a fat-tree's
+/// edge-to-aggregation links). A link between two host-facing switches counts once.
+pub fn uplink_capacity_bps(t: &Topology) -> u64 {
+    let is_switch = |n: NodeId| t.nodes[n.idx()].kind == NodeKind::Switch;
+    let mut faces_hosts = vec![false; t.nodes.len()];
+    for l in &t.links {
+        if !is_switch(l.a) || !is_switch(l.b) {
+            faces_hosts[l.a.idx()] = true;
+            faces_hosts[l.b.idx()] = true;
+        }
+    }
+    t.links
+        .iter()
+        .filter(|l| is_switch(l.a) && is_switch(l.b) && (faces_hosts[l.a.idx()] || faces_hosts[l.b.idx()]))
+        .map(|l| l.rate_bps)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const G10: LinkParams = LinkParams { rate_bps: 10_000_000_000, delay_ps: 1_000_000 };
+
+    #[test]
+    fn uplink_capacity_of_a_leaf_spine_and_a_fat_tree() {
+        // ICON's network: 20 leaves x 10 spines at 10 Gb/s, 2:1 below 400 hosts.
+        let icon = leaf_spine(&LeafSpineParams { leaves: 20, spines: 10, hosts_per_leaf: 20, host_link: G10, fabric_link: G10 });
+        assert_eq!(uplink_capacity_bps(&icon), 2_000_000_000_000);
+        // k = 4: 8 edge switches with 2 links up each; the aggregation-core links do not count.
+        let fast = LinkParams { rate_bps: 40_000_000_000, ..G10 };
+        let ft = fat_tree(&FatTreeParams { k: 4, host_link: G10, fabric_link: fast });
+        assert_eq!(uplink_capacity_bps(&ft), 16 * 40_000_000_000);
+        // A dumbbell's core link joins two host-facing switches: counted once.
+        let db = dumbbell(&DumbbellParams { senders: 2, receivers: 1, sender_link: G10, receiver_link: G10, core_link: Some(fast) });
+        assert_eq!(uplink_capacity_bps(&db), 40_000_000_000);
+    }
+}

@@ -3,6 +3,8 @@
 //! `size cdf` (percent or fraction), `size weight cdf_fraction` (Homa), or a lone mean
 //! first. Sampling interpolates linearly between points (the HPCC/Uno convention) unless
 //! the header says the points are discrete (the Homa files), or the scenario overrides it.
+//! A scenario may also name a distribution inline (`"uniform 8KB 32KB"`, `"constant 1MB"`),
+//! built here as a `Cdf` too, so every distribution has one mean and one sampler.
 
 use rand::Rng;
 
@@ -65,6 +67,40 @@ impl Cdf {
         let discrete = header.contains("discrete");
         let sampling = sampling.unwrap_or(if discrete { Sampling::Discrete } else { Sampling::Interpolate });
         Ok(Cdf { points, sampling })
+    }
+
+    /// Sizes uniform over `[min, max]` bytes.
+    pub fn uniform(min: u64, max: u64) -> Cdf {
+        Cdf { points: vec![(min as f64, 0.0), (max as f64, 1.0)], sampling: Sampling::Interpolate }
+    }
+
+    /// Every size `bytes`.
+    pub fn constant(bytes: u64) -> Cdf {
+        Cdf { points: vec![(bytes as f64, 1.0)], sampling: Sampling::Discrete }
+    }
+
+    /// An inline distribution, `uniform <min> <max>` or `constant <size>` (sizes in the
+    /// scenario's byte units), or `None` when `text` is not one (it names a file).
+    pub fn inline(text: &str) -> Option<Result<Cdf, String>> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let (form, args) = words.split_first()?;
+        let sizes = || -> Result<Vec<u64>, String> {
+            args.iter().map(|a| crate::units::parse_bytes(a).map_err(|e| e.to_string())).collect()
+        };
+        let built = match *form {
+            "uniform" => sizes().and_then(|s| match s[..] {
+                [min, max] if 0 < min && min <= max => Ok(Cdf::uniform(min, max)),
+                [_, _] => Err("uniform needs 0 < min <= max".to_string()),
+                _ => Err(format!("uniform takes two sizes, got {}", s.len())),
+            }),
+            "constant" => sizes().and_then(|s| match s[..] {
+                [b] if b > 0 => Ok(Cdf::constant(b)),
+                [_] => Err("constant needs a positive size".to_string()),
+                _ => Err(format!("constant takes one size, got {}", s.len())),
+            }),
+            _ => return None,
+        };
+        Some(built)
     }
 
     /// Mean size in bytes under the sampling rule.
@@ -139,6 +175,30 @@ mod tests {
         assert_eq!(cdf.mean(), 550.0);
         assert_eq!(cdf.quantile(0.2), 100.0);
         assert_eq!(cdf.quantile(0.7), 1000.0);
+    }
+
+    #[test]
+    fn inline_uniform_and_constant() {
+        let u = Cdf::inline("uniform 8KB 32KB").unwrap().unwrap();
+        assert_eq!(u.mean(), 20_000.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let draws: Vec<u64> = (0..100_000).map(|_| u.sample(&mut rng)).collect();
+        assert!(draws.iter().all(|&b| (8_000..=32_000).contains(&b)));
+        let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
+        assert!((mean / 20_000.0 - 1.0).abs() < 0.01, "sampled mean {mean}");
+        // The quarter below 14 KB: uniform, not bunched at the ends.
+        let low = draws.iter().filter(|&&b| b < 14_000).count() as f64 / draws.len() as f64;
+        assert!((low - 0.25).abs() < 0.01, "{low}");
+        let c = Cdf::inline("  constant   1MiB ").unwrap().unwrap();
+        assert_eq!(c.mean(), 1_048_576.0);
+        assert!((0..100).all(|_| c.sample(&mut rng) == 1_048_576));
+        assert_eq!(Cdf::inline("constant 1MB").unwrap().unwrap().mean(), 1e6, "1 MB is 10^6 bytes");
+        assert!(Cdf::inline("websearch.txt").is_none());
+        assert!(Cdf::inline("").is_none());
+        assert!(Cdf::inline("uniform 8KB").unwrap().unwrap_err().contains("two sizes, got 1"));
+        assert!(Cdf::inline("uniform 32KB 8KB").unwrap().unwrap_err().contains("min <= max"));
+        assert!(Cdf::inline("constant 0B").unwrap().unwrap_err().contains("positive"));
+        assert!(Cdf::inline("constant 5 apples").unwrap().unwrap_err().contains("has no unit"));
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! Workloads: what flows exist and when they start. Incasts, repeated incast bursts and
 //! permutations are expanded into flows when the world is built; open-loop Poisson
-//! arrivals are drawn one at a time as the run goes (one pending event per workload).
+//! arrivals, of flows or of incast events, are drawn one at a time as the run goes (one
+//! pending event per workload).
 
 pub mod cdf;
 pub mod matrix;
 pub mod mixed;
+mod poisson_incast;
 mod rpc;
 
 pub use cdf::{Cdf, Sampling};
 pub use mixed::MixedPoissonSpec;
+pub use poisson_incast::{IncastEvent, PoissonIncastSpec};
 pub use rpc::RpcIncastSpec;
 
 use crate::ids::HostId;
@@ -30,16 +33,27 @@ pub struct IncastSpec {
     pub count: u32,
 }
 
+impl IncastSpec {
+    /// Burst number `burst`: every sender's bytes and start (the burst's instant plus its
+    /// own jitter, drawn in sender order).
+    pub fn burst(&self, burst: u32, rng: &mut Xoshiro256PlusPlus) -> IncastEvent {
+        let at = self.start + burst as Time * self.period;
+        let starts = self.senders.iter().map(|_| at + if self.jitter > 0 { rng.gen_range(0..self.jitter) } else { 0 }).collect();
+        IncastEvent { receiver: self.receiver, senders: self.senders.clone(), bytes: vec![self.bytes_per_sender; self.senders.len()], starts }
+    }
+}
+
 /// Open-loop Poisson flow arrivals between random distinct hosts, sizes from a CDF, at a
-/// `load` fraction of the hosts' aggregate link rate.
+/// `load` fraction of a capacity.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoissonSpec {
     pub hosts: Vec<HostId>,
     pub load: f64,
     pub sizes: Cdf,
     pub start: Time,
+    /// No arrival at or after this (`Time::MAX`: none).
     pub stop: Time,
-    /// Sum of the hosts' NIC rates (the load's reference), bits per second.
+    /// The load's reference (by default the sum of the hosts' NIC rates), bits per second.
     pub capacity_bps: f64,
 }
 
@@ -108,6 +122,7 @@ pub enum Workload {
     MixedPoisson(MixedPoissonSpec),
     RpcIncast(RpcIncastSpec),
     ProxyIncast(crate::proxy::ProxyIncastSpec),
+    PoissonIncast(PoissonIncastSpec),
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

@@ -50,3 +50,17 @@ pub fn bools(r: &Results, table: &str, col: &str) -> Vec<bool> {
         other => panic!("{col} is {other:?}"),
     }
 }
+
+pub fn i64s(r: &Results, table: &str, col: &str) -> Vec<i64> {
+    match r.table(table).unwrap().column(col).unwrap() {
+        Column::I64(v) => v.clone(),
+        other => panic!("{col} is {other:?}"),
+    }
+}
+
+pub fn u32s(r: &Results, table: &str, col: &str) -> Vec<u32> {
+    match r.table(table).unwrap().column(col).unwrap() {
+        Column::U32(v) => v.clone(),
+        other => panic!("{col} is {other:?}"),
+    }
+}
