@@ -503,6 +503,11 @@ impl World {
         if !flow.finished() {
             self.pump(f, NIL);
             self.arm_packet_rto(f);
+            // A paced segment may be the only one out (the window drained while it
+            // waited): it needs the retransmission timer as any first send does.
+            if self.flows[f.idx()].rto_deadline == NEVER {
+                self.arm_rto(f);
+            }
         }
     }
 

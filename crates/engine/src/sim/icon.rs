@@ -97,6 +97,27 @@ bytes = "10MB"
     }
 
     #[test]
+    fn a_segment_sent_by_the_pacer_alone_is_covered_by_the_rto() {
+        // With n = 100 each gap is 100 RTT / cwnd, longer than a round trip: every ACK
+        // drains the flight and the next segment leaves from a pacing event, with nothing
+        // else in flight. Lost, it must still time out (it once waited forever).
+        let mut s = sim("icon");
+        s.run_until(1);
+        s.world.send_degree_update(crate::ids::FlowId(0), 100);
+        let (mut t, mut paced_alone) = (1, 0);
+        while t < 20_000_000_000 {
+            t += 1_000_000;
+            s.run_until(t);
+            let flow = &s.world.flows[0];
+            if flow.sender.in_flight > 0 {
+                assert_ne!(flow.rto_deadline, crate::sim::NEVER, "a segment out at {t} ps with no RTO");
+                paced_alone += (flow.sender.in_flight <= flow.sender.window.mss) as u32;
+            }
+        }
+        assert!(paced_alone > 10, "the flow sent alone from pacing events {paced_alone} times");
+    }
+
+    #[test]
     fn ia_icon_keeps_one() {
         let mut s = sim("ia_icon");
         s.run_until(1);
