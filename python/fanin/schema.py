@@ -320,6 +320,17 @@ def _transport() -> Schema:
                 },
                 "ICON's pacing by incast degree; present = on (not with pacing = true)",
             ),
+            "ictcp": _table(
+                {
+                    "alpha": _fraction("share of the receiver's link C: BW_A = max(0, alpha x C - BW_T)", 0.9),
+                    "beta": _fraction("weight of the old b_m in its moving average, in [0, 1)", 0.75, closed=True),
+                    "gamma1": _fraction("a window may grow while d <= gamma1 (or d <= MSS / rwnd)", 0.1),
+                    "gamma2": _fraction("d above gamma2 three RTTs in a row: the window loses 1 MSS; above gamma1", 0.5),
+                    "init_rwnd": SIZE("first advertised window, whole MSS (pkt means MSS)", "10pkt"),
+                    "min_rwnd": SIZE("smallest advertised window, whole MSS", "2pkt"),
+                },
+                "ICTCP's receiver windows (a receiver-side policy, any cc); present = on, {} = the paper's values",
+            ),
         },
         "The one transport every flow uses.",
     )

@@ -8,29 +8,16 @@ use fanin_engine::{Column, Results};
 fn micro(extra: &str) -> String {
     format!(
         r#"seed = 5
-[topology]
-kind = "leaf_spine"
-leaves = 20
-spines = 10
-hosts_per_leaf = 20
-host_link = {{ rate = "10Gbps", delay = "10us" }}
-[switch.queue]
-limit = "200pkt"
-marking = {{ kind = "step", threshold = "65pkt" }}
+{}marking = {{ kind = "step", threshold = "65pkt" }}
 [transport]
 cc = "dctcp"
 min_rto = "10ms"
 {extra}
-[[workload]]
-kind = "incast"
-receiver = "h0"
-senders = "all"
-pick = "random"
-degree = 26
-bytes_per_sender = "20KB"
-[record]
+{}[record]
 flows = true
-"#
+"#,
+        common::ICON_LEAF_SPINE,
+        common::ICON_MICRO_INCAST
     )
 }
 

@@ -424,6 +424,15 @@ fn cases() -> Vec<Case> {
         case("unknown ICON variant", format!("{TOPO}[transport.icon]\nvariant = \"icon2\"\n{WL}"), "transport.icon.variant", "unknown value `icon2`", Some(&["icon", "ia_icon"])),
         case("unknown ICON rate", format!("{TOPO}[transport.icon]\nrate = \"fair\"\n{WL}"), "transport.icon.rate", "unknown value `fair`", Some(&["eq1", "fair_share"])),
         case("unknown ICON scope", format!("{TOPO}[transport.icon]\npace_scope = \"some\"\n{WL}"), "transport.icon.pace_scope", "unknown value `some`", Some(&["all", "incast_only"])),
+        case("unknown ICTCP field", format!("{TOPO}[transport.ictcp]\nalpah = 0.9\n{WL}"), "transport.ictcp.alpah", "unknown field", Some(&["alpha", "beta", "gamma1", "gamma2", "init_rwnd", "min_rwnd"])),
+        case("ICTCP alpha above 1", format!("{TOPO}[transport.ictcp]\nalpha = 1.5\n{WL}"), "transport.ictcp.alpha", "must be in (0, 1], got 1.5", none),
+        case("ICTCP beta of 1", format!("{TOPO}[transport.ictcp]\nbeta = 1.0\n{WL}"), "transport.ictcp.beta", "must be in [0, 1), got 1", none),
+        case("ICTCP gamma2 below gamma1", format!("{TOPO}[transport.ictcp]\ngamma2 = 0.05\n{WL}"), "transport.ictcp.gamma2", "must be above gamma1 (0.1), got 0.05", none),
+        case("ICTCP window in part-packets", format!("{TOPO}[transport.ictcp]\ninit_rwnd = \"1000B\"\n{WL}"), "transport.ictcp.init_rwnd", "must be a whole number of packets from 2 to 65535 (and at least min_rwnd) (MSS = 1460 B), got 1000 B", none),
+        case("ICTCP initial window below min_rwnd", format!("{TOPO}[transport.ictcp]\ninit_rwnd = \"1pkt\"\n{WL}"), "transport.ictcp.init_rwnd", "from 2 to 65535", none),
+        case("ICTCP window of 0", format!("{TOPO}[transport.ictcp]\nmin_rwnd = \"0pkt\"\n{WL}"), "transport.ictcp.min_rwnd", "must be a whole number of packets from 1 to 65535 (MSS = 1460 B), got 0 B", none),
+        case("ICTCP window beyond an ACK's field", format!("{TOPO}[transport.ictcp]\ninit_rwnd = \"65536pkt\"\n{WL}"), "transport.ictcp.init_rwnd", "from 2 to 65535", none),
+        case("ICTCP window without a unit", format!("{TOPO}[transport.ictcp]\ninit_rwnd = \"10\"\n{WL}"), "transport.ictcp.init_rwnd", "has no unit", None),
         case("ICON beside the base-RTT pacer", format!("{TOPO}[transport]\npacing = true\n[transport.icon]\n{WL}"), "transport.pacing", "cannot be combined with [transport.icon]", none),
         case("inline sizes with one bound", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"uniform 8KB\"\n"), "workload[0].sizes", "`uniform 8KB`: uniform takes two sizes, got 1", Some(SIZE_FORMS)),
         case("inline sizes reversed", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"uniform 32KB 8KB\"\n"), "workload[0].sizes", "uniform needs 0 < min <= max", Some(SIZE_FORMS)),
@@ -531,6 +540,9 @@ min_rto = "1ms"
 delayed_ack = 2
 [transport.dctcp]
 g = 0.0625
+[transport.ictcp]
+beta = 0.75
+init_rwnd = "10pkt"
 [[workload]]
 kind = "incast"
 receiver = "r0"

@@ -9,6 +9,7 @@ mod control;
 mod dequeue_marking;
 mod fields;
 mod icon;
+mod ictcp;
 mod matrix;
 mod measure;
 mod multi_dc;

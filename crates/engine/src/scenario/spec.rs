@@ -196,6 +196,19 @@ pub struct TransportSpec {
     pub gemini: Option<GeminiSpec>,
     pub mprdma: Option<MprdmaSpec>,
     pub icon: Option<IconSpec>,
+    pub ictcp: Option<IctcpSpec>,
+}
+
+/// `[transport.ictcp]`: ICTCP's receiver windows (present: on; `{}`: the paper's values).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct IctcpSpec {
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub gamma1: Option<f64>,
+    pub gamma2: Option<f64>,
+    pub init_rwnd: Option<String>,
+    pub min_rwnd: Option<String>,
 }
 
 /// `[transport.icon]`: ICON's pacing by incast degree (present: on).

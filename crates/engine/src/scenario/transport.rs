@@ -137,6 +137,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         mprdma: window::default_mprdma(),
         pacing: false,
         icon: super::icon::icon(cx, t)?,
+        receiver_policy: super::ictcp::ictcp(cx, t, mtu - header)?,
         stamp_at_first_switch: false,
         rto: RtoMode::Adaptive,
         base_rtt: None,

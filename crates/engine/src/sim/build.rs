@@ -14,7 +14,7 @@ use crate::routing::{Fib, LoadBalancing, Routes, Spray, Subflows};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
-use crate::transport::{Receiver, Sender};
+use crate::transport::{Policy, Receiver, Sender};
 use crate::units::{serialization_ps, Time};
 use crate::proxy::ProxyScheme;
 use crate::workload::{pick_senders, IncastEvent, Workload};
@@ -113,7 +113,9 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         sack_extra: Vec::new(),
         measure: spec.measure,
         measured_open: 0,
+        receiver_policy: None,
     };
+    world.receiver_policy = spec.transport.receiver_policy.map(|cfg| Policy::new(&cfg, &world.receive_capacities(), world.transport.mss()));
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
         world.add_workload(w, workload);

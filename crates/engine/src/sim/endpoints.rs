@@ -31,6 +31,9 @@ impl World {
         if self.transport.icon.is_some() {
             self.announce_degree_at_start(f);
         }
+        if self.receiver_policy.is_some() {
+            self.open_at_receiver(f);
+        }
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -186,6 +189,10 @@ impl World {
             self.send_nack(r, pkt, back, me);
             return;
         }
+        if self.receiver_policy.is_some() {
+            self.receiver_saw_data(f, pkt.payload as u64);
+        }
+        let flow = &mut self.flows[f.idx()];
         let ce = flow.receiver.counted_ce(pkt.seq, pkt.has(flags::CE));
         if let Some(a) = flow.receiver.ce_change_ack(ce) {
             flow.dack_armed = false;
@@ -301,6 +308,7 @@ impl World {
     /// entropy picks, and tells UnoLB which subflow was heard from).
     #[inline]
     pub(super) fn send_ack(&mut self, f: FlowId, r: PacketRef, a: AckToSend, ts_echo: Time, entropy: u32) {
+        let window = self.ack_window_field(f);
         let flow = &self.flows[f.idx()];
         let mut fl = if self.transport.ecn { flags::ECT } else { 0 };
         if a.ece {
@@ -316,7 +324,8 @@ impl World {
             dst: if flow.via == NO_HOST { flow.src } else { flow.via },
             entropy,
             wire_bytes: self.transport.ack_wire_bytes(blocks) as u32,
-            payload: 0,
+            // An ACK carries no data: the field holds the receiver's window (0: none).
+            payload: window,
             kind: PacketKind::Ack,
             flags: fl,
             seq: a.ack,
@@ -381,6 +390,9 @@ impl World {
             s.on_ack(pkt.entropy, now);
         }
         let sacks = self.sacks_of(r, pkt);
+        if pkt.payload != 0 {
+            self.take_advertised(f, pkt.seq, pkt.payload);
+        }
         let flow = &mut self.flows[f.idx()];
         let effect = flow.sender.on_ack(now, pkt.seq, &sacks, pkt.has(flags::ECE), pkt.ts);
         if effect.finished {
@@ -412,6 +424,8 @@ impl World {
         }
         if flow.rpc != NO_RPC {
             self.rpc_finished(f);
+        } else if self.receiver_policy.is_some() {
+            self.close_at_receiver(f);
         }
         self.measured_flow_finished(f);
         self.done = !self.has_work();

@@ -7,6 +7,7 @@ mod flow;
 mod icon;
 pub mod memory;
 mod proxy;
+mod receiver_policy;
 mod results;
 mod rpc;
 mod world;

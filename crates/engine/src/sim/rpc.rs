@@ -93,6 +93,10 @@ impl World {
             // Its senders answer one sink together: ICON paces them by their number.
             self.attach_icon(f, true);
             self.flows[f.idx()].sender.set_incast_degree(spec.senders.len() as u32);
+            // A persistent connection: open at its receiver from the start, for every response.
+            if self.receiver_policy.is_some() {
+                self.open_at_receiver(f);
+            }
             let flow = &mut self.flows[f.idx()];
             flow.rpc = run;
             flow.rpc_slot = slot as u32;

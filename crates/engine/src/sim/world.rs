@@ -145,6 +145,8 @@ pub struct World {
     /// (created, whether started or not).
     pub measure: Option<MeasureWindow>,
     pub measured_open: u64,
+    /// A receiver-side policy (ICTCP) setting the windows ACKs advertise (`None`: off).
+    pub receiver_policy: Option<crate::transport::Policy>,
 }
 
 impl World {

@@ -4,6 +4,7 @@ pub mod cc;
 pub mod icon;
 pub mod pacer;
 pub mod receiver;
+pub mod receiver_policy;
 pub mod recovery;
 pub mod sack;
 mod scoreboard;
@@ -13,6 +14,7 @@ pub mod small_queues;
 pub use icon::{IconConfig, IconPacer, IconRate, PaceScope};
 pub use pacer::{PaceBy, Pacer};
 pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig, SackReport};
+pub use receiver_policy::{IctcpConfig, Policy, PolicyConfig, ReceiverPolicy};
 pub use recovery::Recovery;
 pub use sack::{SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
 pub use sender::{AckEffect, AuxTimer, Segment, Sender, SenderConfig, WindowParts};
@@ -92,6 +94,8 @@ pub struct TransportConfig {
     pub pacing: bool,
     /// ICON's pacing by incast degree (`None`: off).
     pub icon: Option<IconConfig>,
+    /// A receiver-side policy setting the windows ACKs advertise (ICTCP; `None`: off).
+    pub receiver_policy: Option<PolicyConfig>,
     /// Data packets are re-stamped when their host NIC starts sending them (Uno's
     /// artifact, at the first switch), so host queueing stays out of RTT samples.
     pub stamp_at_first_switch: bool,

@@ -9,6 +9,29 @@ pub fn load_file(name: &str) -> Result<String, String> {
     std::fs::read_to_string(format!("{dir}{name}")).map_err(|e| e.to_string())
 }
 
+/// The ICON spec's leaf-spine (20 leaves x 20 servers, 10 spines, 10 Gb/s links of
+/// 10 us: a cross-leaf base RTT of 80 us) with drop-tail 200-packet switch ports; more
+/// `[switch.queue]` lines may follow.
+pub const ICON_LEAF_SPINE: &str = r#"[topology]
+kind = "leaf_spine"
+leaves = 20
+spines = 10
+hosts_per_leaf = 20
+host_link = { rate = "10Gbps", delay = "10us" }
+[switch.queue]
+limit = "200pkt"
+"#;
+
+/// The ICON spec's micro-test: one 26 x 20 KB incast into an idle sink.
+pub const ICON_MICRO_INCAST: &str = r#"[[workload]]
+kind = "incast"
+receiver = "h0"
+senders = "all"
+pick = "random"
+degree = 26
+bytes_per_sender = "20KB"
+"#;
+
 pub fn run(toml: &str) -> Results {
     let spec = parse_scenario(toml, &load_file).unwrap_or_else(|e| panic!("scenario error: {e}"));
     let mut sim = Simulation::new(&spec).unwrap();
