@@ -197,7 +197,7 @@ impl<T: Copy + Ord> Calendar<T> {
     /// this runs once per event).
     #[inline(always)]
     pub fn pop_until(&mut self, limit: u64) -> Option<(u64, T)> {
-        let e = *self.next()?;
+        let e = *self.next(limit)?;
         if e.key > limit {
             return None;
         }
@@ -207,8 +207,8 @@ impl<T: Copy + Ord> Calendar<T> {
 
     /// The smallest entry, moving to the next bucket when the current one is spent.
     #[inline(always)]
-    fn next(&mut self) -> Option<&Entry<T>> {
-        if self.head == self.ready.len() && !self.advance() {
+    fn next(&mut self, limit: u64) -> Option<&Entry<T>> {
+        if self.head == self.ready.len() && !self.advance(limit) {
             return None;
         }
         debug_assert!(self.head < self.ready.len());
@@ -229,11 +229,26 @@ impl<T: Copy + Ord> Calendar<T> {
 
     /// Moves to the next non-empty bucket (from the wheel or the far heap) and sorts it;
     /// false when nothing is left.
+    ///
+    /// Never past the bucket of `limit`: the wheel's cursor stays at or before the clock, so
+    /// an entry pushed after a bounded pop (the clock stopped at `limit`, the caller schedules
+    /// something before the next event) lands in a bucket still ahead, not behind the
+    /// cursor, where it would wait a whole revolution.
     #[cold]
-    fn advance(&mut self) -> bool {
+    fn advance(&mut self, limit: u64) -> bool {
+        if !self.due_by(limit) {
+            return false;
+        }
         let found = self.next_bucket();
         self.pad();
         found
+    }
+
+    /// Whether the next non-empty bucket starts at or before `limit`.
+    fn due_by(&self, limit: u64) -> bool {
+        let wheel = self.next_occupied();
+        let far = self.far.peek().map(|e| e.0.key >> self.shift);
+        wheel.into_iter().chain(far).min().is_some_and(|b| b <= limit >> self.shift)
     }
 
     fn next_bucket(&mut self) -> bool {
@@ -454,6 +469,26 @@ mod tests {
             assert_eq!(got, reference.remove(0));
         }
         assert!(reference.is_empty());
+    }
+
+    /// A bounded pop leaves the cursor at or before the limit: what the caller pushes after
+    /// it, between the limit and the next entry, still comes out first (it once waited a
+    /// revolution of the wheel and came out after later entries).
+    #[test]
+    fn a_push_after_a_bounded_pop_is_not_behind_the_cursor() {
+        // Buckets of 16 ps, 8 slots: the wheel spans 128 ps.
+        let mut cal = Calendar::new(4, 3, u64::MAX);
+        for (key, v) in [(1, 0), (100, 1), (5_000, 2)] {
+            cal.push(key, v);
+        }
+        assert_eq!(cal.pop_until(10), Some((1, 0)));
+        assert_eq!(cal.pop_until(10), None, "the next entry is at 100");
+        cal.push(40, 3); // the clock stands at 10: 40 is in the future
+        assert_eq!(cal.pop_until(4_000), Some((40, 3)));
+        assert_eq!(cal.pop_until(4_000), Some((100, 1)));
+        assert_eq!(cal.pop_until(4_000), None, "the far entry is past the limit");
+        cal.push(4_001, 4);
+        assert_eq!((cal.pop(), cal.pop(), cal.pop()), (Some((4_001, 4)), Some((5_000, 2)), None));
     }
 
     /// Peeks see the current bucket's next entries in order and `none` past its end, also
