@@ -15,7 +15,7 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Carg
 # Project dependencies + the test extra, read from pyproject.toml (one list, not two).
 REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
 
-.PHONY: setup demo test bench wheel clean testbed-tools browser
+.PHONY: setup demo test test-debug bench wheel clean testbed-tools browser
 
 setup: $(EXT) testbed-tools browser
 
@@ -52,6 +52,11 @@ demo: setup
 test: setup
 	cargo test --release --workspace --exclude fanin-py
 	$(BIN)/python -m pytest -q tests
+
+# The engine's tests with debug assertions (the test profile inherits release, so `make
+# test` never runs a debug_assert): run once before landing an engine change.
+test-debug:
+	CARGO_TARGET_DIR=target/debug-assertions cargo test --profile dev -p fanin-engine
 
 bench: setup
 	$(BIN)/fanin bench
