@@ -41,6 +41,7 @@ WORKLOAD_KINDS = [
     "rpc_incast",
     "proxy_incast",
     "poisson_incast",
+    "aggregator_incast",
 ]
 CAPACITIES = ["hosts", "uplinks"]
 PICKS = ["first", "random"]
@@ -341,20 +342,23 @@ def _workload() -> Schema:
         {
             "kind": _choice(WORKLOAD_KINDS, "what traffic this entry adds"),
             "start": TIME("when the workload begins", "0s"),
-            "degree": _int("number of senders (poisson_incast: per event)", 1),
+            "degree": _int("number of senders (poisson_incast: per event; aggregator_incast: per aggregator)", 1),
             "receiver": _string("the receiving host (default: first of the receivers group)"),
-            "senders": _ref("host_set", "the pool senders are chosen from (default: the senders group)"),
+            "senders": _ref("host_set", "the pool senders are chosen from (default: the senders group; required by aggregator_incast)"),
             "pick": _choice(PICKS, "which senders of the pool", "first"),
             "bytes_per_sender": BYTES("flow size per sender (or total_bytes)"),
             "total_bytes": BYTES("total over the senders (or bytes_per_sender)"),
-            "jitter": TIME("each sender starts U[0, jitter) late", "0s"),
+            "jitter": TIME("each sender starts U[0, jitter) late (aggregator_incast: the mean of an exponential)", "0s"),
             "period": TIME("time between burst starts (required when count > 1)"),
             "count": _int("number of bursts", 1, 1_000_000, 1),
             "scheme": _choice(SCHEMES, "proxy_incast: how the proxy relays", "baseline"),
             "proxy": _string("proxy_incast: the proxy host (default: first of the proxies group)"),
             "proxy_order": _choice(PROXY_ORDERS, "proxy_incast naive: how the proxy's connections share its NIC"),
             "load": _fraction("offered load, a fraction of capacity"),
-            "sizes": _string('a flow-size CDF file, "uniform <min> <max>" or "constant <size>"'),
+            "sizes": _string(
+                'a flow-size CDF file, "uniform <min> <max>", "loguniform <min> <max>", "constant <size>" '
+                'or "discrete <size>:<p> ..."'
+            ),
             "sampling": _choice(SAMPLINGS, "how sizes are drawn from the CDF (default: the file's convention)"),
             "stop": TIME("no arrival at or after this (default: the scenario's duration; none with [measure])"),
             "capacity": {
@@ -381,6 +385,10 @@ def _workload() -> Schema:
             "request_bytes": BYTES("rpc_incast: request payload", "4B"),
             "tokens": _int("rpc_incast: responses holding a token at a time (0: off)", 0, 1 << 20, 0),
             "token_window": BYTES("rpc_incast: receive window of a token holder", "64KB"),
+            "aggregators": _ref("host_set", "aggregator_incast: the hosts that receive the incasts"),
+            "first_bytes": BYTES("aggregator_incast: the first sender's response, at once (0: like the others)", "0B"),
+            "delay": TIME("aggregator_incast: when the other senders answer, before their jitter", "0s"),
+            "jitter_max": TIME("aggregator_incast: the jitter's bound (a larger draw is drawn again)"),
         },
         "One [[workload]] entry; the fields other than kind and start belong to one kind each.",
         required=("kind",),
@@ -391,6 +399,21 @@ def _workload() -> Schema:
         "incast": [*incast, "period", "count"],
         "poisson": ["load", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
         "poisson_incast": ["load", "degree", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
+        "aggregator_incast": [
+            "aggregators",
+            "senders",
+            "degree",
+            "first_bytes",
+            "sizes",
+            "sampling",
+            "delay",
+            "jitter",
+            "jitter_max",
+            "load",
+            "capacity",
+            "start",
+            "stop",
+        ],
         "permutation": ["hosts", "bytes", "start"],
         "flow": ["src", "dst", "bytes", "start"],
         "matrix": ["file", "max_flows", "start"],

@@ -13,9 +13,10 @@ const WL: &str = "[[workload]]\nkind = \"incast\"\ndegree = 2\nbytes_per_sender 
 
 const RATE_UNITS: &[&str] = &["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"];
 const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
-const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast"];
-const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"constant <size>\""];
+const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast", "aggregator_incast"];
+const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"loguniform <min> <max>\"", "\"constant <size>\"", "\"discrete <size>:<probability> ...\""];
 const LEAF_SPINE: &str = "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n";
+const AGG: &str = "[[workload]]\nkind = \"aggregator_incast\"\nload = 0.1\nsizes = \"constant 1KiB\"\n";
 const PINCAST: &str = "[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\nsizes = \"uniform 8KB 32KB\"\n";
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
@@ -443,6 +444,10 @@ fn cases() -> Vec<Case> {
         case("zero capacity", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\ncapacity = \"0Gbps\"\n"), "workload[0].capacity", "must be positive", none),
         case("uplinks of a star", format!("duration = \"1ms\"\n{TOPO}{PINCAST}degree = 2\ncapacity = \"uplinks\"\n"), "workload[0].capacity", "this topology has no links from a host-facing switch to another switch", none),
         case("poisson_incast without a degree", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}"), "workload[0].degree", "is required", none),
+        case("aggregator_incast without aggregators", format!("duration = \"1ms\"\n{LEAF_SPINE}{AGG}"), "workload[0].aggregators", "is required", none),
+        case("aggregator_incast with too few senders", format!("duration = \"1ms\"\n{LEAF_SPINE}{AGG}aggregators = [\"h3\"]\ndegree = 4\nsenders = [\"h0\", \"h1\", \"h3\"]\n"), "workload[0].degree", "only 2 hosts besides", none),
+        case("aggregator_incast with a bound below its mean", format!("duration = \"1ms\"\n{LEAF_SPINE}{AGG}aggregators = [\"h3\"]\ndegree = 1\nsenders = [\"h0\"]\njitter = \"10us\"\njitter_max = \"5us\"\n"), "workload[0].jitter_max", "at least `jitter`", none),
+        case("discrete sizes that do not sum to 1", format!("duration = \"1ms\"\n{TOPO}[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"discrete 1KiB:0.5 2KiB:0.4\"\n"), "workload[0].sizes", "sum to 0.9", Some(SIZE_FORMS)),
         case("poisson_incast of degree 0", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 0\n"), "workload[0].degree", "must be between 1 and", none),
         case("poisson_incast as wide as its hosts", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 4\n"), "workload[0].degree", "is 4 but an event's senders must be fewer than the 4 hosts", none),
         case("poisson_incast with a receiver", format!("duration = \"1ms\"\n{LEAF_SPINE}{PINCAST}degree = 2\nreceiver = \"h0\"\n"), "workload[0].receiver", "does not apply to kind `poisson_incast`", none),

@@ -309,6 +309,11 @@ pub struct WorkloadSpec {
     pub request_bytes: Option<String>,
     pub tokens: Option<i64>,
     pub token_window: Option<String>,
+    // aggregator_incast (also degree, senders, sizes, jitter, load, capacity, stop)
+    pub aggregators: Option<Names>,
+    pub first_bytes: Option<String>,
+    pub delay: Option<String>,
+    pub jitter_max: Option<String>,
 }
 
 impl WorkloadSpec {
@@ -352,6 +357,10 @@ impl WorkloadSpec {
             ("scheme", self.scheme.is_some()),
             ("proxy", self.proxy.is_some()),
             ("proxy_order", self.proxy_order.is_some()),
+            ("aggregators", self.aggregators.is_some()),
+            ("first_bytes", self.first_bytes.is_some()),
+            ("delay", self.delay.is_some()),
+            ("jitter_max", self.jitter_max.is_some()),
         ]
     }
 }

@@ -8,10 +8,10 @@ use crate::proxy::{ProxyIncastSpec, ProxyScheme, PROXY_ORDERS, SCHEMES};
 use crate::sim::choose_senders;
 use crate::topology::{uplink_capacity_bps, Topology};
 use crate::units::{Time, PS_PER_SEC};
-use crate::workload::{Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonIncastSpec, PoissonSpec, Sampling, Workload};
+use crate::workload::{assign_senders, AggregatorIncastSpec, Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonIncastSpec, PoissonSpec, Sampling, Workload};
 use crate::ScenarioError;
 
-pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast"];
+pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast", "aggregator_incast"];
 /// The fields each kind reads besides `kind`; any other field it is given is an error.
 fn fields_of(kind: &str) -> &'static [&'static str] {
     const INCAST: &[&str] = &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "period", "count", "start"];
@@ -20,6 +20,9 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
         "proxy_incast" => &["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start", "scheme", "proxy", "proxy_order"],
         "poisson" => &["load", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
         "poisson_incast" => &["load", "degree", "sizes", "sampling", "stop", "hosts", "start", "capacity"],
+        "aggregator_incast" => &[
+            "aggregators", "senders", "degree", "first_bytes", "sizes", "sampling", "delay", "jitter", "jitter_max", "load", "capacity", "start", "stop",
+        ],
         "permutation" => &["hosts", "bytes", "start"],
         "matrix" => &["file", "max_flows", "start"],
         "mixed_poisson" => &["load", "sampling", "hosts", "flows", "intra_fraction", "intra_sizes", "inter_sizes", "start"],
@@ -36,7 +39,7 @@ const SAMPLINGS: &[&str] = &["interpolate", "discrete"];
 /// What a `capacity` names besides an explicit rate.
 const CAPACITIES: &[&str] = &["hosts", "uplinks"];
 /// The forms a `sizes` field takes.
-const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"constant <size>\""];
+const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"loguniform <min> <max>\"", "\"constant <size>\"", "\"discrete <size>:<probability> ...\""];
 
 /// Finds a host by name.
 pub fn host(cx: &Ctx, key: &str, name: &str, topo: &Topology) -> Result<HostId, ScenarioError> {
@@ -100,6 +103,9 @@ pub fn workload(
         }
         "poisson_incast" => {
             poisson_incast(cx, w, topo, start, end.default_stop(), load_file).map(Workload::PoissonIncast)
+        }
+        "aggregator_incast" => {
+            aggregator_incast(cx, w, topo, seed, index, start, end.default_stop(), load_file).map(Workload::AggregatorIncast)
         }
         "permutation" => {
             let hosts = hosts(cx, "hosts", w.hosts.as_ref(), "all", topo)?;
@@ -254,6 +260,45 @@ fn poisson_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, defa
     let stop = stop(cx, w, start, default_stop)?;
     let capacity_bps = capacity(cx, w, topo, &hosts)?;
     Ok(PoissonIncastSpec { hosts, degree, load, sizes, capacity_bps, start, stop })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn aggregator_incast(
+    cx: &Ctx,
+    w: &WorkloadSpec,
+    topo: &Topology,
+    seed: u64,
+    index: usize,
+    start: Time,
+    default_stop: Option<Time>,
+    load_file: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<AggregatorIncastSpec, ScenarioError> {
+    let aggregators = hosts(cx, "aggregators", Some(w.aggregators.as_ref().ok_or_else(|| cx.err("aggregators", "is required: a host set"))?), "all", topo)?;
+    let pool = hosts(cx, "senders", Some(w.senders.as_ref().ok_or_else(|| cx.err("senders", "is required: the host set the aggregators' senders are drawn from"))?), "all", topo)?;
+    let degree = cx.count("degree", w.degree, None, 1, i64::MAX)? as usize;
+    for a in &aggregators {
+        let candidates = pool.iter().filter(|h| *h != a).count();
+        if degree > candidates {
+            return Err(cx.err("degree", format!("is {degree} but the `senders` pool has only {candidates} hosts besides an aggregator")));
+        }
+    }
+    let load = cx.fraction("load", w.load, None, 0.0, 1.0)?;
+    let sizes = sizes(cx, w, load_file)?;
+    let stop = stop(cx, w, start, default_stop)?;
+    let capacity_bps = capacity(cx, w, topo, &pool)?;
+    let first_bytes = cx.opt_bytes("first_bytes", &w.first_bytes)?.unwrap_or(0);
+    let delay = cx.time("delay", &w.delay, "0s")?;
+    let jitter_mean = cx.time("jitter", &w.jitter, "0s")?;
+    let jitter_max = match cx.opt_time("jitter_max", &w.jitter_max)? {
+        Some(m) if m < jitter_mean => return Err(cx.err("jitter_max", "must be at least `jitter` (the exponential's mean)")),
+        Some(m) => m,
+        None => MAX_TIME,
+    };
+    // The senders are fixed for the run: drawn from the run's seed and the workload's place
+    // (the stream `choose_senders` uses, apart from the arrivals' own).
+    let mut rng = crate::rng::stream(seed, crate::rng::Stream::Workload, 1_000_000 + index as u64);
+    let senders = assign_senders(&aggregators, &pool, degree, &mut rng);
+    Ok(AggregatorIncastSpec { aggregators, senders, first_bytes, sizes, delay, jitter_mean, jitter_max, load, capacity_bps, start, stop })
 }
 
 /// `sizes`: an inline distribution, or a CDF file read through `load_file`.

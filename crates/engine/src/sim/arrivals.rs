@@ -6,13 +6,14 @@ use super::world::{World, MEASURE_CHECK};
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
 use crate::units::Time;
-use crate::workload::{IncastEvent, PoissonIncastSpec, PoissonSpec};
+use crate::workload::{AggregatorIncastSpec, IncastEvent, PoissonIncastSpec, PoissonSpec};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// What a Poisson workload brings at each arrival.
 pub enum Arrivals {
     Flows(PoissonSpec),
     Incasts(PoissonIncastSpec),
+    Aggregators(AggregatorIncastSpec),
 }
 
 /// A Poisson workload's running state.
@@ -35,6 +36,7 @@ impl PoissonRun {
         match &self.arrivals {
             Arrivals::Flows(p) => (p.start, p.stop),
             Arrivals::Incasts(p) => (p.start, p.stop),
+            Arrivals::Aggregators(p) => (p.start, p.stop),
         }
     }
 
@@ -44,6 +46,7 @@ impl PoissonRun {
         match &self.arrivals {
             Arrivals::Flows(p) => p.draw(&mut self.rng).0,
             Arrivals::Incasts(p) => p.draw_gap(&mut self.rng),
+            Arrivals::Aggregators(p) => p.draw_gap(&mut self.rng),
         }
     }
 
@@ -55,6 +58,10 @@ impl PoissonRun {
                 (gap, Drawn::Flow(src, dst, size))
             }
             Arrivals::Incasts(p) => {
+                let gap = p.draw_gap(&mut self.rng);
+                (gap, Drawn::Incast(p.draw_event(now, &mut self.rng)))
+            }
+            Arrivals::Aggregators(p) => {
                 let gap = p.draw_gap(&mut self.rng);
                 (gap, Drawn::Incast(p.draw_event(now, &mut self.rng)))
             }

@@ -173,6 +173,7 @@ impl World {
             Workload::RpcIncast(spec) => self.add_rpc_incast(w, spec, rng),
             Workload::Poisson(p) => self.add_arrivals(w, Arrivals::Flows(p.clone()), rng),
             Workload::PoissonIncast(p) => self.add_arrivals(w, Arrivals::Incasts(p.clone()), rng),
+            Workload::AggregatorIncast(p) => self.add_arrivals(w, Arrivals::Aggregators(p.clone()), rng),
         }
     }
 

@@ -76,6 +76,7 @@ fn flow_count(spec: &ValidSpec) -> u64 {
             Workload::Poisson(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure)),
             // Every response is a flow of the mean size.
             Workload::PoissonIncast(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure)),
+            Workload::AggregatorIncast(p) => poisson_flows(p.load * p.capacity_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure)),
             Workload::Permutation(p) => p.hosts.len() as u64,
             Workload::Flows(f) => f.len() as u64,
             Workload::MixedPoisson(m) => m.flows as u64,
@@ -97,6 +98,7 @@ fn incast_count(spec: &ValidSpec) -> u64 {
                 let events_bps = p.load * p.capacity_bps / p.degree as f64;
                 poisson_flows(events_bps, p.sizes.mean(), arrival_span(p.start, p.stop, spec.measure))
             }
+            Workload::AggregatorIncast(p) => (arrival_span(p.start, p.stop, spec.measure) as f64 / p.mean_gap_ps()).ceil() as u64,
             _ => 0,
         })
         .fold(0, u64::saturating_add)

@@ -12,6 +12,8 @@ use rand::Rng;
 pub enum Sampling {
     Interpolate,
     Discrete,
+    /// Linear in the logarithm of the size between points (a log-uniform segment).
+    LogInterpolate,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,13 +76,43 @@ impl Cdf {
         Cdf { points: vec![(min as f64, 0.0), (max as f64, 1.0)], sampling: Sampling::Interpolate }
     }
 
+    /// Sizes whose logarithm is uniform over `[ln min, ln max]`.
+    pub fn log_uniform(min: u64, max: u64) -> Cdf {
+        Cdf { points: vec![(min as f64, 0.0), (max as f64, 1.0)], sampling: Sampling::LogInterpolate }
+    }
+
+    /// A mixture of sizes, `<size>:<probability>` each, in rising sizes.
+    fn discrete(args: &[&str]) -> Result<Cdf, String> {
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(args.len());
+        let mut total = 0.0;
+        for a in args {
+            let (size, p) = a.split_once(':').ok_or_else(|| format!("`{a}` is not <size>:<probability>"))?;
+            let size = crate::units::parse_bytes(size).map_err(|e| e.to_string())?;
+            let p: f64 = p.parse().map_err(|_| format!("`{a}`: the probability is not a number"))?;
+            if size == 0 || !(p > 0.0 && p <= 1.0) {
+                return Err(format!("`{a}`: needs a positive size and a probability in (0, 1]"));
+            }
+            if points.last().is_some_and(|&(s, _)| s >= size as f64) {
+                return Err(format!("`{a}`: sizes must rise"));
+            }
+            total += p;
+            points.push((size as f64, total));
+        }
+        if points.is_empty() || (total - 1.0).abs() > 1e-6 {
+            return Err(format!("the probabilities sum to {}, not 1", (total * 1e6).round() / 1e6));
+        }
+        points.last_mut().unwrap().1 = 1.0;
+        Ok(Cdf { points, sampling: Sampling::Discrete })
+    }
+
     /// Every size `bytes`.
     pub fn constant(bytes: u64) -> Cdf {
         Cdf { points: vec![(bytes as f64, 1.0)], sampling: Sampling::Discrete }
     }
 
-    /// An inline distribution, `uniform <min> <max>` or `constant <size>` (sizes in the
-    /// scenario's byte units), or `None` when `text` is not one (it names a file).
+    /// An inline distribution (sizes in the scenario's byte units): `uniform <min> <max>`,
+    /// `loguniform <min> <max>`, `constant <size>` or `discrete <size>:<p> ...` (the
+    /// probabilities sum to 1); `None` when `text` is not one (it names a file).
     pub fn inline(text: &str) -> Option<Result<Cdf, String>> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let (form, args) = words.split_first()?;
@@ -93,6 +125,12 @@ impl Cdf {
                 [_, _] => Err("uniform needs 0 < min <= max".to_string()),
                 _ => Err(format!("uniform takes two sizes, got {}", s.len())),
             }),
+            "loguniform" => sizes().and_then(|s| match s[..] {
+                [min, max] if 0 < min && min <= max => Ok(Cdf::log_uniform(min, max)),
+                [_, _] => Err("loguniform needs 0 < min <= max".to_string()),
+                _ => Err(format!("loguniform takes two sizes, got {}", s.len())),
+            }),
+            "discrete" => Cdf::discrete(args),
             "constant" => sizes().and_then(|s| match s[..] {
                 [b] if b > 0 => Ok(Cdf::constant(b)),
                 [_] => Err("constant needs a positive size".to_string()),
@@ -119,6 +157,12 @@ impl Cdf {
                 let head = p[0].1 * p[0].0;
                 head + p.windows(2).map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0).sum::<f64>()
             }
+            Sampling::LogInterpolate => {
+                // A log-uniform segment [a, b] has mean (b - a) / ln(b / a).
+                let seg = |a: f64, b: f64| if b > a { (b - a) / (b / a).ln() } else { a };
+                let head = p[0].1 * p[0].0;
+                head + p.windows(2).map(|w| (w[1].1 - w[0].1) * seg(w[0].0, w[1].0)).sum::<f64>()
+            }
         }
     }
 
@@ -139,6 +183,11 @@ impl Cdf {
                 let (s1, c1) = p[i];
                 s0 + (s1 - s0) * (u - c0) / (c1 - c0)
             }
+            Sampling::LogInterpolate => {
+                let (s0, c0) = p[i - 1];
+                let (s1, c1) = p[i];
+                s0 * (s1 / s0).powf((u - c0) / (c1 - c0))
+            }
         }
     }
 
@@ -155,6 +204,31 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     const WEBSEARCH: &str = "# format: col2 = CDF in PERCENT\n0 0\n10000 15\n20000 20\n30000 30\n50000 40\n80000 53\n200000 60\n1000000 70\n2000000 80\n5000000 90\n10000000 97\n30000000 100\n";
+
+    #[test]
+    fn superways_short_mix_is_a_discrete_mixture() {
+        // Spec superways §2: 1 KiB with 0.70; 2, 3, 4, 5, 10 KiB 0.05 each; 6, 7 KiB 0.025.
+        let text = "discrete 1KiB:0.7 2KiB:0.05 3KiB:0.05 4KiB:0.05 5KiB:0.05 6KiB:0.025 7KiB:0.025 10KiB:0.05";
+        let cdf = Cdf::inline(text).unwrap().unwrap();
+        assert!((cdf.mean() - 2.225 * 1024.0).abs() < 1e-6, "{}", cdf.mean());
+        assert_eq!((cdf.quantile(0.0), cdf.quantile(0.69), cdf.quantile(0.70), cdf.quantile(0.99)), (1024.0, 1024.0, 2048.0, 10240.0));
+        let bad = |t: &str| Cdf::inline(t).unwrap().unwrap_err();
+        assert!(bad("discrete 1KiB:0.7 2KiB:0.2").contains("sum to 0.9"), "{}", bad("discrete 1KiB:0.7 2KiB:0.2"));
+        assert!(bad("discrete 2KiB:0.5 1KiB:0.5").contains("rise"));
+        assert!(bad("discrete 1KiB").contains("<size>:<probability>"));
+    }
+
+    #[test]
+    fn loguniform_has_its_median_at_the_geometric_mean() {
+        let cdf = Cdf::inline("loguniform 100KiB 10MiB").unwrap().unwrap();
+        let (a, b) = (102_400.0_f64, 10_485_760.0_f64);
+        assert!((cdf.quantile(0.5) - (a * b).sqrt()).abs() < 1e-6);
+        assert!((cdf.mean() - (b - a) / (b / a).ln()).abs() < 1e-6, "{}", cdf.mean());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let n = 200_000;
+        let below_1mb = (0..n).filter(|_| cdf.sample(&mut rng) <= 1_036_204).count() as f64 / n as f64;
+        assert!((below_1mb - 0.5).abs() < 0.01, "{below_1mb}");
+    }
 
     #[test]
     fn websearch_mean_matches_the_file_header() {

@@ -3,12 +3,14 @@
 //! arrivals, of flows or of incast events, are drawn one at a time as the run goes (one
 //! pending event per workload).
 
+mod aggregator_incast;
 pub mod cdf;
 pub mod matrix;
 pub mod mixed;
 mod poisson_incast;
 mod rpc;
 
+pub use aggregator_incast::{assign_senders, AggregatorIncastSpec};
 pub use cdf::{Cdf, Sampling};
 pub use mixed::MixedPoissonSpec;
 pub use poisson_incast::{IncastEvent, PoissonIncastSpec};
@@ -66,11 +68,7 @@ impl PoissonSpec {
 
     /// Draws the next gap, source, destination and size.
     pub fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> (Time, HostId, HostId, u64) {
-        let u: f64 = rng.gen::<f64>();
-        // A load so small that the mean gap is beyond any run is clamped to the scenario's
-        // time limit, so `now + gap` stays representable (the cast alone saturates at
-        // u64::MAX and the addition would wrap into the past).
-        let gap = (-(1.0 - u).ln() * self.mean_gap_ps()).round().min(crate::scenario::MAX_TIME as f64) as Time;
+        let gap = exponential_gap(self.mean_gap_ps(), rng);
         let n = self.hosts.len();
         let s = rng.gen_range(0..n);
         let mut d = rng.gen_range(0..n - 1);
@@ -123,6 +121,16 @@ pub enum Workload {
     RpcIncast(RpcIncastSpec),
     ProxyIncast(crate::proxy::ProxyIncastSpec),
     PoissonIncast(PoissonIncastSpec),
+    AggregatorIncast(AggregatorIncastSpec),
+}
+
+/// An exponential gap of mean `mean_ps` (a Poisson process's next arrival). A load so small
+/// that the mean gap is beyond any run is clamped to the scenario's time limit, so
+/// `now + gap` stays representable (the cast alone saturates at u64::MAX and the addition
+/// would wrap into the past).
+pub fn exponential_gap(mean_ps: f64, rng: &mut Xoshiro256PlusPlus) -> Time {
+    let u: f64 = rng.gen::<f64>();
+    (-(1.0 - u).ln() * mean_ps).round().min(crate::scenario::MAX_TIME as f64) as Time
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,

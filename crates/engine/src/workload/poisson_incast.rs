@@ -42,8 +42,7 @@ impl PoissonIncastSpec {
 
     /// The gap to the next event (see `PoissonSpec::draw` on the clamp).
     pub fn draw_gap(&self, rng: &mut Xoshiro256PlusPlus) -> Time {
-        let u: f64 = rng.gen::<f64>();
-        (-(1.0 - u).ln() * self.mean_gap_ps()).round().min(crate::scenario::MAX_TIME as f64) as Time
+        super::exponential_gap(self.mean_gap_ps(), rng)
     }
 
     /// The event at `at`: its sink, its senders (distinct, never the sink) and their sizes.
