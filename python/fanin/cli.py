@@ -226,3 +226,6 @@ from fanin.cli_crosscheck import crosscheck_app  # noqa: E402
 app.add_typer(crosscheck_app, name="crosscheck")
 app.command("bursts")(bursts_cmd)
 app.add_typer(testbed_app, name="testbed")
+from fanin.cli_plan import plan_app  # noqa: E402
+
+app.add_typer(plan_app, name="plan")
