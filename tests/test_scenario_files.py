@@ -140,10 +140,13 @@ def test_inline_sizes_name_no_file_and_a_missing_file_lists_the_forms(layout: di
     incast = Scenario.from_dict(poisson("constant 20KB"))
     incast.set("workload[0].kind", "poisson_incast").set("workload[0].degree", 3)
     assert incast.named_files() == [] and incast.validate()["name"] == "test-poisson"
+    for sizes in ("loguniform 100KiB 10MiB", "discrete 1KiB:0.7 2KiB:0.3"):
+        s = Scenario.from_dict(poisson(sizes))
+        assert s.named_files() == [] and s.validate()["name"] == "test-poisson", sizes
     r = fanin_cli("validate", str(scenario_file(layout["scenarios"], "uniform8KB 32KB")))
     refused(r)
     assert "not found in" in r.stderr
-    assert '(allowed: a CDF file name, "uniform <min> <max>", "constant <size>")' in r.stderr
+    assert '(allowed: a CDF file name, "uniform <min> <max>", "loguniform <min> <max>", "constant <size>", "discrete <size>:<probability> ...")' in r.stderr
     r = fanin_cli("validate", str(scenario_file(layout["scenarios"], "uniform 32KB")))
     refused(r)
     assert "workload[0].sizes: `uniform 32KB`: uniform takes two sizes, got 1 (allowed: a CDF file name" in r.stderr

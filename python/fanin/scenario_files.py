@@ -28,11 +28,17 @@ FILE_FIELDS: Mapping[str, tuple[str, ...]] = {
 """The fields each workload kind hands to the engine's file loader
 (crates/engine/src/scenario/workload.rs and matrix.rs); no other field names a file."""
 
-INLINE_SIZES = ("uniform", "constant")
+INLINE_SIZES = ("uniform", "loguniform", "constant", "discrete")
 """First words of a ``sizes`` value that is a distribution, not a file (``"uniform 8KB 32KB"``,
 ``"constant 1MB"``; ``Cdf::inline`` in crates/engine/src/workload/cdf.rs)."""
 
-SIZE_FORMS = ("a CDF file name", '"uniform <min> <max>"', '"constant <size>"')
+SIZE_FORMS = (
+    "a CDF file name",
+    '"uniform <min> <max>"',
+    '"loguniform <min> <max>"',
+    '"constant <size>"',
+    '"discrete <size>:<probability> ..."',
+)
 """What a ``sizes`` field may hold, as the engine lists them in its errors."""
 
 
