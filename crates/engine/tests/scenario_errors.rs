@@ -16,6 +16,7 @@ const TIME_UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s"];
 const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast"];
 const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"constant <size>\""];
 const LEAF_SPINE: &str = "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n";
+const FLOW: &str = "[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h3\"\nbytes = \"1KB\"\n";
 const PINCAST: &str = "[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\nsizes = \"uniform 8KB 32KB\"\n";
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
@@ -104,6 +105,18 @@ fn cases() -> Vec<Case> {
             none,
         ),
         case("zero spines", format!("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 0\nhosts_per_leaf = 2\n{WL}"), "topology.spines", "must be between 1 and 4096, got 0", none),
+        case("static route through a host", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"h1\"]\n"), "routing.static[0].via", "`h1` is not a switch of this topology", none),
+        case("static route off the links", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\"]\n"), "routing.static[0].via", "no link joins leaf0 and h3", none),
+        case("static route loops", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine0\", \"leaf0\", \"spine1\", \"leaf1\"]\n"), "routing.static[0].via", "visits a node twice", none),
+        case("static route to an unknown host", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h7\"\nvia = [\"leaf0\"]\n"), "routing.static[0].dst", "`h7` is not a host of this topology", none),
+        case("static route without via", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\n"), "routing.static[0].via", "is required (the switches in order, e.g. [\"leaf0\", \"spine1\"])", none),
+        case(
+            "static route given twice",
+            format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine0\", \"leaf1\"]\n[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine1\", \"leaf1\"]\n"),
+            "routing.static[1].src",
+            "a static route for this (src, dst) pair is already given",
+            none,
+        ),
         case("k on a dumbbell", format!("[topology]\nkind = \"dumbbell\"\nsenders = 4\nk = 4\n{WL}"), "topology.k", "does not apply to kind `dumbbell`", none),
         case("wrong type", format!("[topology]\nkind = \"star\"\nsenders = \"four\"\n{WL}"), "topology.senders", "invalid type: string \"four\"", none),
         case(

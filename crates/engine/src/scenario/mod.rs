@@ -32,7 +32,7 @@ use crate::ScenarioError;
 use fields::Ctx;
 
 pub use measure::MeasureWindow;
-pub use routing::LB_KINDS;
+pub use routing::{StaticRoute, LB_KINDS};
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -66,6 +66,8 @@ pub struct ValidSpec {
 #[derive(Clone, Debug, Default)]
 pub struct RoutingConfig {
     pub lb: LoadBalancing,
+    /// `[[routing.static]]`, in the scenario's order.
+    pub static_routes: Vec<StaticRoute>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -127,7 +129,8 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         measure::check_workloads(&cx.at("measure"), &workloads)?;
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
-    let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
+    let rcx = cx.at("routing");
+    let routing = RoutingConfig { lb: routing::routing(&rcx, &spec.routing)?, static_routes: routing::static_routes(&rcx, &spec.routing.static_routes, &topology)? };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,

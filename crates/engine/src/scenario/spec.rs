@@ -246,6 +246,19 @@ pub struct RoutingSpec {
     pub lb: Option<String>,
     pub subflows: Option<i64>,
     pub entropies: Option<i64>,
+    /// `[[routing.static]]`: (src, dst) overrides of the shortest-path routes.
+    #[serde(rename = "static", default)]
+    pub static_routes: Vec<StaticRouteSpec>,
+}
+
+/// One static route: packets from host `src` to host `dst` cross the switches `via`, in
+/// order (and the flow's ACKs the reverse, unless a route for (dst, src) is given).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRouteSpec {
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    pub via: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Debug, Default)]
