@@ -17,6 +17,7 @@ mod net;
 mod record;
 mod routing;
 mod rpc;
+mod superways;
 mod transport;
 mod window;
 mod workload;
@@ -94,7 +95,8 @@ pub fn parse_scenario(src: &str, load_file: &dyn Fn(&str) -> Result<String, Stri
 pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<ValidSpec, ScenarioError> {
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
-    let topology = net::topology(&cx.at("topology"), topology_spec)?;
+    let seed = spec.seed.unwrap_or(1);
+    let topology = net::topology(&cx.at("topology"), topology_spec, seed)?;
     let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
@@ -113,7 +115,6 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     if max_duration == 0 {
         return Err(ScenarioError::new("max_duration", "must be positive"));
     }
-    let seed = spec.seed.unwrap_or(1);
     if spec.workload.is_empty() {
         return Err(ScenarioError::new("workload", "at least one [[workload]] is required")
             .with_allowed(workload::KINDS));
