@@ -315,7 +315,7 @@ def sample(node: Schema) -> Any:
         return sample(node["anyOf"][0])
     if "enum" in node:
         return node["enum"][0]
-    return {"string": "1", "integer": 1, "number": 0.5, "boolean": True, "object": {}}[node["type"]]
+    return {"string": "1", "integer": 1, "number": 0.5, "boolean": True, "object": {}, "array": []}[node["type"]]
 
 
 def kind_rules() -> list[tuple[str, Schema, str, str, list[str]]]:

@@ -16,7 +16,7 @@ from typing import Any
 Schema = dict[str, Any]
 
 # Closed choices, in the order the engine lists them in an error's `allowed`.
-TOPOLOGY_KINDS = ["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"]
+TOPOLOGY_KINDS = ["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc", "subways", "bcube", "jellyfish"]
 PRESETS = ["hotnets25", "uno"]
 FABRICS = ["leaf_spine", "fat_tree"]
 INTERCONNECTS = ["backbone", "border"]
@@ -172,6 +172,9 @@ def _topology() -> Schema:
             "hosts_per_leaf": _int("hosts under each leaf", 1, 4096),
             "k": _int("fat-tree arity (even)", 2, 64),
             "fabric_link": _ref("link", f"switch-to-switch {link} (default host_link)"),
+            "leaf_ports": _int("jellyfish: network ports of each outer (leaf) switch", 1, 4096),
+            "spine_ports": _int("jellyfish: network ports of each inner (spine) switch", 0, 4096, 0),
+            "superways": _superways(),
             "preset": _choice(PRESETS, "multi_dc: fills every field not given, and the switch queues"),
             "dcs": _int("multi_dc: datacenters", 2, 16, 2),
             "fabric": _choice(FABRICS, "multi_dc: each datacenter's topology"),
@@ -188,14 +191,43 @@ def _topology() -> Schema:
     star = ["host_link", "senders", "receivers", "sender_link", "receiver_link"]
     multi_dc = ["host_link", "fabric_link", "leaves", "spines", "hosts_per_leaf", "k", "preset", "dcs", "fabric"]
     multi_dc += ["interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]
+    leaf_spine = ["host_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "superways"]
     fields = {
         "dumbbell": [*star, "core_link"],
         "star": star,
-        "leaf_spine": ["host_link", "leaves", "spines", "hosts_per_leaf", "fabric_link"],
+        "leaf_spine": leaf_spine,
         "fat_tree": ["host_link", "k", "fabric_link"],
         "multi_dc": multi_dc,
+        "subways": leaf_spine,
+        "bcube": leaf_spine,
+        "jellyfish": [*leaf_spine, "leaf_ports", "spine_ports"],
     }
     return _by_kind(table, "kind", fields)
+
+
+def _superways() -> Schema:
+    server = _table(
+        {
+            "server": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}], "description": 'a host: "h19" or 19'},
+            "links": _int("extra links of this server", 1, 64),
+            "spines": {
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0},
+                "description": "the spine of each link (default 0, 1, ...; a spine twice: a LAG)",
+            },
+        },
+        "an incast server and its extra links",
+        required=("server", "links"),
+    )
+    return _table(
+        {
+            "servers": {"type": "array", "items": server, "description": "the incast servers (or per_rack)"},
+            "per_rack": _int("server number within each rack, in every rack (with links)", 0),
+            "links": _int("per_rack: extra links per server, to spines 0, 1, ...", 1, 64),
+            "link": _ref("link", "the extra links' rate and delay (default fabric_link)"),
+        },
+        "Superways: extra links from incast servers straight to spine switches.",
+    )
 
 
 def _marking() -> Schema:
@@ -517,11 +549,24 @@ def scenario_schema() -> Schema:
                         "lb": _choice(LB_KINDS, "per-flow ECMP, per-packet spraying, or Uno's subflows", "ecmp"),
                         "subflows": _int("unolb: subflows per flow", 1, 255, 10),
                         "entropies": _int("unolb: path entropies drawn from [0, entropies)", 1, 1 << 30, 250),
+                        "static": {
+                            "type": "array",
+                            "items": _table(
+                                {
+                                    "src": _string("the sending host"),
+                                    "dst": _string("the receiving host"),
+                                    "via": {"type": "array", "items": {"type": "string"}, "description": "the switches in order"},
+                                },
+                                "packets from src to dst cross the switches via (ACKs: the reverse)",
+                                required=("src", "dst", "via"),
+                            ),
+                            "description": "static (src, dst) routes over the shortest paths",
+                        },
                     },
                     "How senders spread packets over equal-cost paths.",
                 ),
                 "lb",
-                {"ecmp": [], "spray": [], "unolb": ["subflows", "entropies"]},
+                {"ecmp": ["static"], "spray": ["static"], "unolb": ["subflows", "entropies", "static"]},
                 "ecmp",
             ),
         },

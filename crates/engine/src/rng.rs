@@ -12,6 +12,8 @@ pub enum Stream {
     Workload = 2,
     Flow = 3,
     Spray = 4,
+    /// Random topologies (Jellyfish's wiring).
+    Topology = 5,
 }
 
 fn splitmix64(mut x: u64) -> u64 {

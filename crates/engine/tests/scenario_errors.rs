@@ -17,6 +17,7 @@ const WORKLOAD_KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "m
 const SIZE_FORMS: &[&str] = &["a CDF file name", "\"uniform <min> <max>\"", "\"loguniform <min> <max>\"", "\"constant <size>\"", "\"discrete <size>:<probability> ...\""];
 const LEAF_SPINE: &str = "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n";
 const AGG: &str = "[[workload]]\nkind = \"aggregator_incast\"\nload = 0.1\nsizes = \"constant 1KiB\"\n";
+const FLOW: &str = "[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h3\"\nbytes = \"1KB\"\n";
 const PINCAST: &str = "[[workload]]\nkind = \"poisson_incast\"\nload = 0.5\nsizes = \"uniform 8KB 32KB\"\n";
 const RPC: &str = "[[workload]]\nkind = \"rpc_incast\"\ndegree = 2\nbytes_per_sender = \"10KB\"\n";
 const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
@@ -67,7 +68,7 @@ fn cases() -> Vec<Case> {
             format!("[topology]\nkind = \"star\"\nsendrs = 4\n{WL}"),
             "topology.sendrs",
             "unknown field",
-            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k", "preset", "dcs", "fabric", "interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]),
+            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k", "leaf_ports", "spine_ports", "superways", "preset", "dcs", "fabric", "interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]),
         ),
         case(
             "unknown field in the second workload",
@@ -89,7 +90,7 @@ fn cases() -> Vec<Case> {
         case("timestamp point as a bool", format!("{TOPO}[transport]\ntimestamp = true\n{WL}"), "transport.timestamp", "", none),
         case("rto margin with the adaptive timer", format!("{TOPO}[transport]\nrto_margin = \"400us\"\n{WL}"), "transport.rto_margin", "applies only with rto = \"per_packet\"", none),
         case("zero base RTT", format!("{TOPO}[transport]\ncc = \"uno\"\nbase_rtt = \"0us\"\n{WL}"), "transport.base_rtt", "must be positive", none),
-        case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"])),
+        case("unknown topology kind", format!("[topology]\nkind = \"ring\"\n{WL}"), "topology.kind", "unknown value `ring`", Some(&["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc", "subways", "bcube", "jellyfish"])),
         case("unknown workload kind", format!("{TOPO}[[workload]]\nkind = \"alltoall\"\n"), "workload[0].kind", "unknown value `alltoall`", Some(WORKLOAD_KINDS)),
         case("workload without kind", format!("{TOPO}[[workload]]\ndegree = 2\n"), "workload[0].kind", "is required", Some(WORKLOAD_KINDS)),
         case("rate without unit", format!("{TOPO}host_link = {{ rate = \"10\" }}\n{WL}"), "topology.host_link.rate", "has no unit", Some(RATE_UNITS)),
@@ -105,6 +106,38 @@ fn cases() -> Vec<Case> {
             none,
         ),
         case("zero spines", format!("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 0\nhosts_per_leaf = 2\n{WL}"), "topology.spines", "must be between 1 and 4096, got 0", none),
+        case("superways on a fat-tree", format!("[topology]\nkind = \"fat_tree\"\nk = 4\nsuperways = {{ per_rack = 1, links = 1 }}\n{WL}"), "topology.superways", "does not apply to kind `fat_tree`", none),
+        case("superways on multi_dc", format!("[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\nsuperways = {{ per_rack = 1, links = 1 }}\n{WL}"), "topology.superways", "does not apply to kind `multi_dc`", none),
+        case("jellyfish ports on a leaf-spine", format!("{LEAF_SPINE}leaf_ports = 2\n{WL}"), "topology.leaf_ports", "does not apply to kind `leaf_spine`", none),
+        case(
+            "jellyfish with more ports than switches",
+            format!("[topology]\nkind = \"jellyfish\"\nleaves = 3\nhosts_per_leaf = 2\nleaf_ports = 3\n{WL}"),
+            "topology.leaf_ports",
+            "must be at most 2 (one link to each other switch), got 3",
+            none,
+        ),
+        case("jellyfish spines without ports", format!("[topology]\nkind = \"jellyfish\"\nleaves = 3\nhosts_per_leaf = 2\nleaf_ports = 2\nspines = 2\n{WL}"), "topology.spine_ports", "is required with spines > 0 (and only then)", none),
+        case("subways on one rack", format!("[topology]\nkind = \"subways\"\nleaves = 1\nspines = 1\nhosts_per_leaf = 2\n{WL}"), "topology.leaves", "must be between 2 and 4096, got 1", none),
+        case("superways server out of range", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = \"h9\", links = 1 }}] }}\n{WL}"), "topology.superways.servers[0].server", "must be a host, h0..h3 or 0..3", none),
+        case("superways server by a bad number", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = -1, links = 1 }}] }}\n{WL}"), "topology.superways.servers[0].server", "must be a host, h0..h3 or 0..3", none),
+        case("superways spine out of range", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = 1, links = 1, spines = [2] }}] }}\n{WL}"), "topology.superways.servers[0].spines", "spine 2 does not exist (allowed: 0..1)", none),
+        case("superways spines and links disagree", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = 1, links = 2, spines = [0] }}] }}\n{WL}"), "topology.superways.servers[0].spines", "lists 1 spines for 2 links (one per link)", none),
+        case("superways server twice", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = 1, links = 1 }}, {{ server = \"h1\", links = 1 }}] }}\n{WL}"), "topology.superways.servers[1].server", "h1 is listed twice", none),
+        case("superways no links", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = 1, links = 0 }}] }}\n{WL}"), "topology.superways.servers[0].links", "must be between 1 and 64, got 0", none),
+        case("superways both forms", format!("{LEAF_SPINE}superways = {{ servers = [{{ server = 1, links = 1 }}], per_rack = 1 }}\n{WL}"), "topology.superways.per_rack", "give either servers or per_rack, not both", none),
+        case("superways per_rack past the rack", format!("{LEAF_SPINE}superways = {{ per_rack = 2, links = 1 }}\n{WL}"), "topology.superways.per_rack", "must be between 0 and 1, got 2", none),
+        case("static route through a host", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"h1\"]\n"), "routing.static[0].via", "`h1` is not a switch of this topology", none),
+        case("static route off the links", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\"]\n"), "routing.static[0].via", "no link joins leaf0 and h3", none),
+        case("static route loops", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine0\", \"leaf0\", \"spine1\", \"leaf1\"]\n"), "routing.static[0].via", "visits a node twice", none),
+        case("static route to an unknown host", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h7\"\nvia = [\"leaf0\"]\n"), "routing.static[0].dst", "`h7` is not a host of this topology", none),
+        case("static route without via", format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\n"), "routing.static[0].via", "is required (the switches in order, e.g. [\"leaf0\", \"spine1\"])", none),
+        case(
+            "static route given twice",
+            format!("{LEAF_SPINE}{FLOW}[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine0\", \"leaf1\"]\n[[routing.static]]\nsrc = \"h0\"\ndst = \"h3\"\nvia = [\"leaf0\", \"spine1\", \"leaf1\"]\n"),
+            "routing.static[1].src",
+            "a static route for this (src, dst) pair is already given",
+            none,
+        ),
         case("k on a dumbbell", format!("[topology]\nkind = \"dumbbell\"\nsenders = 4\nk = 4\n{WL}"), "topology.k", "does not apply to kind `dumbbell`", none),
         case("wrong type", format!("[topology]\nkind = \"star\"\nsenders = \"four\"\n{WL}"), "topology.senders", "invalid type: string \"four\"", none),
         case(

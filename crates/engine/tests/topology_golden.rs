@@ -382,7 +382,7 @@ fn routes_are_deterministic() {
 #[test]
 fn topology_params_dispatch() {
     let p = TopologyParams::FatTree(FatTreeParams { k: 4, host_link: HOST, fabric_link: FABRIC });
-    assert_eq!(p.build(), ft(4));
+    assert_eq!(p.build(1).unwrap(), ft(4));
     let p = TopologyParams::LeafSpine(LeafSpineParams {
         leaves: 2,
         spines: 2,
@@ -390,7 +390,7 @@ fn topology_params_dispatch() {
         host_link: HOST,
         fabric_link: FABRIC,
     });
-    assert_eq!(p.build(), ls(2, 2, 2));
+    assert_eq!(p.build(1).unwrap(), ls(2, 2, 2));
     let p = TopologyParams::Dumbbell(DumbbellParams {
         senders: 4,
         receivers: 1,
@@ -398,7 +398,7 @@ fn topology_params_dispatch() {
         receiver_link: FABRIC,
         core_link: Some(CORE),
     });
-    assert_eq!(p.build(), bell(4, 1));
+    assert_eq!(p.build(1).unwrap(), bell(4, 1));
 }
 
 /// Build times, not a pass/fail check: `cargo test --release --test topology_golden -- --ignored --nocapture`.

@@ -53,7 +53,8 @@ impl Fib {
     pub fn new(topo: &Topology, routes: &Routes) -> Option<Fib> {
         let switches: Vec<NodeId> =
             (0..topo.nodes.len()).map(NodeId::from).filter(|&n| topo.nodes[n.idx()].kind == NodeKind::Switch).collect();
-        let (n_hosts, n_rows) = (topo.hosts.len(), switches.len());
+        // Destination columns: the hosts, then static routes (each a column of its own).
+        let (n_hosts, n_rows) = (routes.n_dests(), switches.len());
         let mut fib = Fib { n_classes: 0, dest: Vec::new(), row_start: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
         let mut row_of = vec![u32::MAX; topo.nodes.len()];
         // Per switch, per host: the cell (each switch's distinct lists stored once).
@@ -110,7 +111,7 @@ impl Fib {
     /// one switch) it keeps a column of its own, with no attachment.
     #[allow(clippy::type_complexity)]
     fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> (Vec<(usize, NodeId)>, Vec<Vec<PortId>>) {
-        let n_hosts = topo.hosts.len();
+        let n_hosts = routes.n_dests();
         let n_rows = cells.len() / n_hosts.max(1);
         let mut classes: Vec<(usize, NodeId)> = Vec::new();
         let mut members: Vec<Vec<PortId>> = Vec::new();
@@ -174,8 +175,9 @@ fn at<T>(v: &[T], i: usize) -> &T {
     unsafe { v.get_unchecked(i) }
 }
 
-/// Per host: the switch it hangs off and the port that switch delivers on, when the host
-/// has one link, to a switch whose only route to it is that link; else `NO_NODE`.
+/// Per destination: the switch a host hangs off and the port that switch delivers on, when
+/// the host has one link, to a switch whose only route to it is that link; else `NO_NODE`
+/// (always for a static route's column).
 fn attachments(topo: &Topology, routes: &Routes) -> Vec<(NodeId, PortId)> {
     // Per node: how many links leave it, and where the first one goes.
     let mut out: Vec<(u32, NodeId)> = vec![(0, NO_NODE); topo.nodes.len()];
@@ -187,8 +189,11 @@ fn attachments(topo: &Topology, routes: &Routes) -> Vec<(NodeId, PortId)> {
         }
     }
     let none = (NO_NODE, PortId(u32::MAX));
-    (0..topo.hosts.len())
+    (0..routes.n_dests())
         .map(|h| {
+            if h >= topo.hosts.len() {
+                return none;
+            }
             let node = topo.hosts[h];
             let (links, attach) = out[node.idx()];
             if links != 1 || topo.nodes[attach.idx()].kind != NodeKind::Switch {

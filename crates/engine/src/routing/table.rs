@@ -1,7 +1,7 @@
 //! Shortest-path forwarding tables with per-flow ECMP.
 //!
 //! This sits on the per-packet hot path, so the layout is chosen for one cache miss per hop:
-//! `entries[node * n_hosts + dst]` is a single `u32`. With its top bit clear it *is* the
+//! `entries[node * n_dests + dst]` is a single `u32`. With its top bit clear it *is* the
 //! next-hop port, so the common single-path case is one array read. With the top bit set, the
 //! low bits index `groups`, the deduplicated multi-port sets, each a `(start, len)` slice of
 //! the flat `ports` vector. `ports` begins with every port as its own one-element slice, so
@@ -26,13 +26,33 @@ struct Group {
 /// Equal-cost next hops from every node toward every host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Routes {
-    n_hosts: usize,
+    /// Columns per row: the hosts, then one per pinned (static) route (see `pin`).
+    n_dests: usize,
     entries: Vec<u32>,
     groups: Vec<Group>,
     ports: Vec<PortId>,
     /// Where each port leads and where each host sits, so `hops` can walk without a topology.
     port_to: Vec<NodeId>,
     host_node: Vec<NodeId>,
+}
+
+/// Makes ECMP node-level: a flow picks its next node uniformly among the equal-cost ones,
+/// then a link among parallel links to that node (a LAG). With `k_j` links to node `j`,
+/// each of those ports is listed `lcm(k) / k_j` times, so one hash does both choices and a
+/// lookup stays one index. Sets with one link per node (every builder's) are unchanged.
+fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
+    let count = |p: PortId| hops.iter().filter(|q| port_to[q.idx()] == port_to[p.idx()]).count();
+    let counts: Vec<usize> = hops.iter().map(|&p| count(p)).collect();
+    if counts.iter().all(|&c| c == counts[0]) {
+        return;
+    }
+    let lcm = counts.iter().fold(1, |a, &b| a / gcd(a, b) * b);
+    let weighted: Vec<PortId> = hops.iter().zip(&counts).flat_map(|(&p, &c)| std::iter::repeat_n(p, lcm / c)).collect();
+    *hops = weighted;
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Mixes the per-flow entropy with the node id. Without the node, every hop would reduce the
@@ -87,7 +107,7 @@ impl Routes {
         let out = |n: usize| &out_ports[out_start[n] as usize..out_start[n + 1] as usize];
 
         let mut routes = Routes {
-            n_hosts,
+            n_dests: n_hosts,
             entries: vec![NO_ROUTE; n_nodes * n_hosts],
             groups: vec![Group { start: 0, len: 0 }],
             ports: (0..n_ports).map(PortId::from).collect(),
@@ -149,6 +169,7 @@ impl Routes {
                     dist[w] == dist[u] - 1 && (w == d || forwards[w])
                 }));
                 debug_assert!(!hops.is_empty(), "BFS reached node {u} without a way back");
+                weigh_by_node(&mut hops, &routes.port_to);
                 let entry = if hops.len() == 1 {
                     hops[0].0
                 } else if last[u] != NO_ROUTE && routes.group_ports(last[u]) == hops.as_slice() {
@@ -175,7 +196,7 @@ impl Routes {
     /// themselves the routes toward them coincide: any path reaches them through `s`. This
     /// saves one BFS per host beyond the first on each ToR (12x fewer at k = 24).
     fn copy_sibling_column(&mut self, h0: usize, h: usize, up: PortId, s: usize) {
-        let n = self.n_hosts;
+        let n = self.n_dests;
         for row in self.entries.chunks_exact_mut(n) {
             row[h] = row[h0];
         }
@@ -199,7 +220,50 @@ impl Routes {
 
     #[inline(always)]
     fn entry(&self, node: NodeId, dst: HostId) -> u32 {
-        self.entries[node.idx() * self.n_hosts + dst.idx()]
+        self.entries[node.idx() * self.n_dests + dst.idx()]
+    }
+
+    /// The interned entry for a set of next hops (build time only).
+    fn intern(&mut self, hops: &[PortId]) -> u32 {
+        if let &[p] = hops {
+            return p.0;
+        }
+        let g = self.groups.len() as u32;
+        self.groups.push(Group { start: self.ports.len() as u32, len: hops.len() as u32 });
+        self.ports.extend_from_slice(hops);
+        MULTI | g
+    }
+
+    /// Adds one destination column per static route, each a node path from a host to a
+    /// host through switches, and returns their ids (`n_hosts + i`): a packet addressed to
+    /// one follows its path hop by hop (parallel links on a hop stay a LAG, hashed per
+    /// flow) and is delivered to the path's last host. Nodes off the path have no route.
+    pub fn pin(&mut self, topo: &Topology, paths: &[Vec<NodeId>]) -> Vec<HostId> {
+        let (old, n) = (self.n_dests, self.n_dests + paths.len());
+        let mut entries = vec![NO_ROUTE; topo.nodes.len() * n];
+        for (row, new) in self.entries.chunks_exact(old).zip(entries.chunks_exact_mut(n)) {
+            new[..old].copy_from_slice(row);
+        }
+        self.entries = entries;
+        self.n_dests = n;
+        let mut ids = Vec::with_capacity(paths.len());
+        for (i, path) in paths.iter().enumerate() {
+            let col = old + i;
+            for w in path.windows(2) {
+                let lag: Vec<PortId> = topo.ports().filter(|(_, p)| p.from == w[0] && p.to == w[1]).map(|(id, _)| id).collect();
+                assert!(!lag.is_empty(), "static route hop without a link");
+                let e = self.intern(&lag);
+                self.entries[w[0].idx() * n + col] = e;
+            }
+            self.host_node.push(*path.last().expect("a static route has nodes"));
+            ids.push(HostId::from(col));
+        }
+        ids
+    }
+
+    /// Destination columns: the hosts, then the static routes.
+    pub fn n_dests(&self) -> usize {
+        self.n_dests
     }
 
     /// All equal-cost next-hop ports at `node` toward host `dst`, in ascending port order
@@ -235,7 +299,7 @@ impl Routes {
     /// The ports a packet with this entropy traverses from host `src` to host `dst`
     /// (following `select`). Empty if `src == dst`; panics if `dst` is unreachable.
     pub fn path(&self, topo: &Topology, src: HostId, dst: HostId, entropy: u32) -> Vec<PortId> {
-        let target = topo.hosts[dst.idx()];
+        let target = self.host_node[dst.idx()];
         let mut node = topo.hosts[src.idx()];
         let mut ports = Vec::new();
         while node != target {
@@ -356,6 +420,44 @@ mod tests {
         assert_eq!(r.multi_groups(), 2);
         let picks: Vec<_> = (0..64).map(|e| r.select(s0, HostId(1), e)).collect();
         assert!(picks.contains(&p1) && picks.contains(&p2));
+    }
+
+    #[test]
+    fn ecmp_is_node_level_with_lags_below() {
+        // x has one link to A and a LAG of three to B; y hangs off C, joined to A and B.
+        let mut t = Topology::default();
+        let (x, y) = (t.add_node(Host, "x"), t.add_node(Host, "y"));
+        let [a, b, c] = ["A", "B", "C"].map(|n| t.add_node(Switch, n));
+        let xa = t.add_link(x, a, 1, 1);
+        let lag: Vec<PortId> = (0..3).map(|_| t.add_link(x, b, 1, 1)).collect();
+        for (u, v) in [(y, c), (a, c), (b, c)] {
+            t.add_link(u, v, 1, 1);
+        }
+        let r = Routes::shortest_paths(&t);
+        // A listed three times, each LAG member once: A and B half each, a third of B's
+        // half per member.
+        assert_eq!(r.next_hops(x, HostId(1)), [xa, xa, xa, lag[0], lag[1], lag[2]]);
+        let n = 60_000u32;
+        let via_a = (0..n).filter(|&e| r.select(x, HostId(1), e) == xa).count();
+        assert!((29_000..31_000).contains(&via_a), "{via_a}");
+        let first = (0..n).filter(|&e| r.select(x, HostId(1), e) == lag[0]).count();
+        assert!((9_500..10_500).contains(&first), "{first}");
+    }
+
+    #[test]
+    fn a_pinned_column_follows_its_path_only() {
+        let t = dual_homed();
+        let mut r = Routes::shortest_paths(&t);
+        let path: Vec<NodeId> = ["y", "A", "x"].map(|n| NodeId::from(t.nodes.iter().position(|m| m.name == n).unwrap())).to_vec();
+        let ids = r.pin(&t, &[path]);
+        assert_eq!(ids, [HostId(3)]);
+        assert_eq!(r.n_dests(), 4);
+        assert_eq!(names(&t, &r.path(&t, HostId(1), ids[0], 0)), ["y->A", "A->x"]);
+        // Off the path (B) there is no route; the hosts' columns are unchanged.
+        assert!(r.next_hops(NodeId(4), ids[0]).is_empty());
+        assert_eq!(r.hops(HostId(1), HostId(2)), 5);
+        let fib = super::super::Fib::new(&t, &r).unwrap();
+        assert_eq!(fib.select(NodeId(3), ids[0], 9), r.select(NodeId(3), ids[0], 9));
     }
 
     #[test]

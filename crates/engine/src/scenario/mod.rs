@@ -17,6 +17,7 @@ mod net;
 mod record;
 mod routing;
 mod rpc;
+mod superways;
 mod transport;
 mod window;
 mod workload;
@@ -32,7 +33,7 @@ use crate::ScenarioError;
 use fields::Ctx;
 
 pub use measure::MeasureWindow;
-pub use routing::LB_KINDS;
+pub use routing::{StaticRoute, LB_KINDS};
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
@@ -66,6 +67,8 @@ pub struct ValidSpec {
 #[derive(Clone, Debug, Default)]
 pub struct RoutingConfig {
     pub lb: LoadBalancing,
+    /// `[[routing.static]]`, in the scenario's order.
+    pub static_routes: Vec<StaticRoute>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -92,7 +95,8 @@ pub fn parse_scenario(src: &str, load_file: &dyn Fn(&str) -> Result<String, Stri
 pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, String>) -> Result<ValidSpec, ScenarioError> {
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
-    let topology = net::topology(&cx.at("topology"), topology_spec)?;
+    let seed = spec.seed.unwrap_or(1);
+    let topology = net::topology(&cx.at("topology"), topology_spec, seed)?;
     let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
@@ -111,7 +115,6 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     if max_duration == 0 {
         return Err(ScenarioError::new("max_duration", "must be positive"));
     }
-    let seed = spec.seed.unwrap_or(1);
     if spec.workload.is_empty() {
         return Err(ScenarioError::new("workload", "at least one [[workload]] is required")
             .with_allowed(workload::KINDS));
@@ -127,7 +130,8 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         measure::check_workloads(&cx.at("measure"), &workloads)?;
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
-    let routing = RoutingConfig { lb: routing::routing(&cx.at("routing"), &spec.routing)? };
+    let rcx = cx.at("routing");
+    let routing = RoutingConfig { lb: routing::routing(&rcx, &spec.routing)?, static_routes: routing::static_routes(&rcx, &spec.routing.static_routes, &topology)? };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,

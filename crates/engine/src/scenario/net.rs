@@ -3,11 +3,11 @@
 use super::fields::Ctx;
 use super::spec::{LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
 use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
-use crate::topology::{DumbbellParams, FatTreeParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
+use crate::topology::{DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
 use crate::units::Size;
 use crate::ScenarioError;
 
-pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc"];
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc", "subways", "bcube", "jellyfish"];
 pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
 pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
@@ -30,64 +30,114 @@ pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkPara
     })
 }
 
-pub fn topology(cx: &Ctx, t: &TopologySpec) -> Result<Topology, ScenarioError> {
+pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<Topology, ScenarioError> {
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
     if kind == "multi_dc" {
-        return Ok(super::multi_dc::params(cx, t)?.build());
+        cx.reject(kind, &[("leaf_ports", t.leaf_ports.is_some()), ("spine_ports", t.spine_ports.is_some()), ("superways", t.superways.is_some())])?;
+        return super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e));
     }
-    cx.reject(kind, &super::multi_dc::own_fields(t))?;
+    cx.only(kind, &given_fields(t), reads(kind))?;
     let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
     let host_link = link(cx, "host_link", t.host_link.as_ref(), default)?;
+    let fabric_link = link(cx, "fabric_link", t.fabric_link.as_ref(), host_link)?;
     const MAX: i64 = 1 << 20;
     let params = match kind {
-        "dumbbell" | "star" => {
-            cx.reject(kind, &[("leaves", t.leaves.is_some()), ("spines", t.spines.is_some()), ("hosts_per_leaf", t.hosts_per_leaf.is_some()), ("k", t.k.is_some()), ("fabric_link", t.fabric_link.is_some())])?;
-            if kind == "star" {
-                cx.reject(kind, &[("core_link", t.core_link.is_some())])?;
-            }
-            TopologyParams::Dumbbell(DumbbellParams {
-                senders: cx.count("senders", t.senders, None, 1, MAX)? as u32,
-                receivers: cx.count("receivers", t.receivers, Some(1), 1, MAX)? as u32,
-                sender_link: link(cx, "sender_link", t.sender_link.as_ref(), host_link)?,
-                receiver_link: link(cx, "receiver_link", t.receiver_link.as_ref(), host_link)?,
-                core_link: t.core_link.as_ref().map(|l| link(cx, "core_link", Some(l), host_link)).transpose()?,
-            })
-        }
-        "leaf_spine" => {
-            reject_dumbbell_fields(cx, kind, t)?;
-            cx.reject(kind, &[("k", t.k.is_some())])?;
-            TopologyParams::LeafSpine(LeafSpineParams {
-                leaves: cx.count("leaves", t.leaves, None, 1, 4096)? as u32,
+        "dumbbell" | "star" => TopologyParams::Dumbbell(DumbbellParams {
+            senders: cx.count("senders", t.senders, None, 1, MAX)? as u32,
+            receivers: cx.count("receivers", t.receivers, Some(1), 1, MAX)? as u32,
+            sender_link: link(cx, "sender_link", t.sender_link.as_ref(), host_link)?,
+            receiver_link: link(cx, "receiver_link", t.receiver_link.as_ref(), host_link)?,
+            core_link: t.core_link.as_ref().map(|l| link(cx, "core_link", Some(l), host_link)).transpose()?,
+        }),
+        "leaf_spine" | "subways" | "bcube" => {
+            let p = LeafSpineParams {
+                leaves: cx.count("leaves", t.leaves, None, if kind == "subways" { 2 } else { 1 }, 4096)? as u32,
                 spines: cx.count("spines", t.spines, None, 1, 4096)? as u32,
                 hosts_per_leaf: cx.count("hosts_per_leaf", t.hosts_per_leaf, None, 1, 4096)? as u32,
                 host_link,
-                fabric_link: link(cx, "fabric_link", t.fabric_link.as_ref(), host_link)?,
-            })
+                fabric_link,
+            };
+            match kind {
+                "subways" => TopologyParams::Subways(p),
+                "bcube" => TopologyParams::Bcube(p),
+                _ => TopologyParams::LeafSpine(p),
+            }
         }
-        _ => {
-            reject_dumbbell_fields(cx, kind, t)?;
-            cx.reject(kind, &[("leaves", t.leaves.is_some()), ("spines", t.spines.is_some()), ("hosts_per_leaf", t.hosts_per_leaf.is_some())])?;
+        "jellyfish" => TopologyParams::Jellyfish(jellyfish(cx, t, host_link, fabric_link)?),
+        "fat_tree" => {
             let k = cx.count("k", t.k, None, 2, 64)?;
             if k % 2 != 0 {
                 return Err(cx.err("k", format!("must be even, got {k}")));
             }
-            TopologyParams::FatTree(FatTreeParams { k: k as u32, host_link, fabric_link: link(cx, "fabric_link", t.fabric_link.as_ref(), host_link)? })
+            TopologyParams::FatTree(FatTreeParams { k: k as u32, host_link, fabric_link })
         }
+        other => unreachable!("kind `{other}` is in TOPOLOGY_KINDS but has no builder"),
     };
-    Ok(params.build())
+    let params = match &t.superways {
+        Some(sw) => {
+            let p = super::superways::params(&cx.at("superways"), sw, &params, fabric_link)?;
+            TopologyParams::Superways(Box::new(params), p)
+        }
+        None => params,
+    };
+    params.build(seed).map_err(|e| cx.err("kind", e))
 }
 
-fn reject_dumbbell_fields(cx: &Ctx, kind: &str, t: &TopologySpec) -> Result<(), ScenarioError> {
-    cx.reject(
-        kind,
-        &[
-            ("senders", t.senders.is_some()),
-            ("receivers", t.receivers.is_some()),
-            ("sender_link", t.sender_link.is_some()),
-            ("receiver_link", t.receiver_link.is_some()),
-            ("core_link", t.core_link.is_some()),
-        ],
-    )
+/// Jellyfish's switches: each may have at most one link to every other switch (no
+/// parallel links), and inner switches need ports.
+fn jellyfish(cx: &Ctx, t: &TopologySpec, host_link: LinkParams, fabric_link: LinkParams) -> Result<JellyfishParams, ScenarioError> {
+    let p = JellyfishParams {
+        leaves: cx.count("leaves", t.leaves, None, 1, 4096)? as u32,
+        hosts_per_leaf: cx.count("hosts_per_leaf", t.hosts_per_leaf, None, 1, 4096)? as u32,
+        leaf_ports: cx.count("leaf_ports", t.leaf_ports, None, 1, 4096)? as u32,
+        spines: cx.count("spines", t.spines, Some(0), 0, 4096)? as u32,
+        spine_ports: cx.count("spine_ports", t.spine_ports, Some(0), 0, 4096)? as u32,
+        host_link,
+        fabric_link,
+    };
+    let others = p.leaves + p.spines - 1;
+    for (key, ports) in [("leaf_ports", p.leaf_ports), ("spine_ports", p.spine_ports)] {
+        if ports > others {
+            return Err(cx.err(key, format!("must be at most {others} (one link to each other switch), got {ports}")));
+        }
+    }
+    if (p.spines > 0) != (p.spine_ports > 0) {
+        return Err(cx.err("spine_ports", "is required with spines > 0 (and only then)"));
+    }
+    Ok(p)
+}
+
+/// The fields kinds other than `multi_dc` may read, in the order errors name them.
+fn given_fields(t: &TopologySpec) -> Vec<(&'static str, bool)> {
+    let mut g = super::multi_dc::own_fields(t).to_vec();
+    g.extend([
+        ("senders", t.senders.is_some()),
+        ("receivers", t.receivers.is_some()),
+        ("sender_link", t.sender_link.is_some()),
+        ("receiver_link", t.receiver_link.is_some()),
+        ("core_link", t.core_link.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("spines", t.spines.is_some()),
+        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+        ("k", t.k.is_some()),
+        ("fabric_link", t.fabric_link.is_some()),
+        ("leaf_ports", t.leaf_ports.is_some()),
+        ("spine_ports", t.spine_ports.is_some()),
+        ("superways", t.superways.is_some()),
+    ]);
+    g
+}
+
+/// The fields each kind reads (`host_link` and `kind` are read by all).
+fn reads(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "dumbbell" => &["senders", "receivers", "sender_link", "receiver_link", "core_link"],
+        "star" => &["senders", "receivers", "sender_link", "receiver_link"],
+        "leaf_spine" | "subways" | "bcube" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "superways"],
+        "jellyfish" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "leaf_ports", "spine_ports", "superways"],
+        "fat_tree" => &["k", "fabric_link"],
+        _ => &[],
+    }
 }
 
 /// A queue section; `packet` is the bytes of a full-size packet on the wire.

@@ -1,9 +1,64 @@
 //! `[routing]`: the senders' load balancing (`lb`), with UnoLB's knobs.
 
 use super::fields::Ctx;
-use super::spec::RoutingSpec;
+use super::spec::{RoutingSpec, StaticRouteSpec};
+use crate::ids::{HostId, NodeId};
 use crate::routing::{LoadBalancing, UnoLbConfig};
+use crate::topology::{NodeKind, Topology};
 use crate::ScenarioError;
+
+/// A validated static route: host `src` to host `dst` along `nodes` (both hosts included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticRoute {
+    pub src: HostId,
+    pub dst: HostId,
+    pub nodes: Vec<NodeId>,
+}
+
+/// `[[routing.static]]`: each route's hosts exist, its `via` names switches, every hop is
+/// a link, no node repeats, and no (src, dst) pair is given twice.
+pub fn static_routes(cx: &Ctx, routes: &[StaticRouteSpec], topo: &Topology) -> Result<Vec<StaticRoute>, ScenarioError> {
+    let mut out: Vec<StaticRoute> = Vec::new();
+    for (i, r) in routes.iter().enumerate() {
+        let cx = cx.at(&format!("static[{i}]"));
+        let host = |key: &str, name: &Option<String>| -> Result<(HostId, NodeId), ScenarioError> {
+            let name = name.as_deref().ok_or_else(|| cx.err(key, "is required (a host name, e.g. \"h3\")"))?;
+            let n = node_named(topo, name).filter(|n| topo.nodes[n.idx()].kind == NodeKind::Host);
+            let n = n.ok_or_else(|| cx.err(key, format!("`{name}` is not a host of this topology")))?;
+            Ok((topo.nodes[n.idx()].host.expect("a host"), n))
+        };
+        let (src, src_node) = host("src", &r.src)?;
+        let (dst, dst_node) = host("dst", &r.dst)?;
+        if src == dst {
+            return Err(cx.err("dst", "must differ from src"));
+        }
+        let via = r.via.as_ref().ok_or_else(|| cx.err("via", "is required (the switches in order, e.g. [\"leaf0\", \"spine1\"])"))?;
+        let mut nodes = vec![src_node];
+        for name in via {
+            let n = node_named(topo, name).filter(|n| topo.nodes[n.idx()].kind == NodeKind::Switch);
+            nodes.push(n.ok_or_else(|| cx.err("via", format!("`{name}` is not a switch of this topology")))?);
+        }
+        nodes.push(dst_node);
+        for w in nodes.windows(2) {
+            if !topo.links.iter().any(|l| (l.a, l.b) == (w[0], w[1]) || (l.b, l.a) == (w[0], w[1])) {
+                let name = |n: NodeId| topo.nodes[n.idx()].name.clone();
+                return Err(cx.err("via", format!("no link joins {} and {}", name(w[0]), name(w[1]))));
+            }
+        }
+        if (1..nodes.len()).any(|j| nodes[..j].contains(&nodes[j])) {
+            return Err(cx.err("via", "visits a node twice"));
+        }
+        if out.iter().any(|o| (o.src, o.dst) == (src, dst)) {
+            return Err(cx.err("src", "a static route for this (src, dst) pair is already given"));
+        }
+        out.push(StaticRoute { src, dst, nodes });
+    }
+    Ok(out)
+}
+
+fn node_named(topo: &Topology, name: &str) -> Option<NodeId> {
+    topo.nodes.iter().position(|n| n.name == name).map(NodeId::from)
+}
 
 /// `[routing] lb`: per-flow ECMP, per-packet spraying, or UnoLB subflows.
 pub const LB_KINDS: &[&str] = &["ecmp", "spray", "unolb"];

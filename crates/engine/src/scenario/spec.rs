@@ -59,6 +59,11 @@ pub struct TopologySpec {
     pub hosts_per_leaf: Option<i64>,
     pub fabric_link: Option<LinkSpec>,
     pub k: Option<i64>,
+    // jellyfish: network ports per outer (leaf) and inner (spine) switch
+    pub leaf_ports: Option<i64>,
+    pub spine_ports: Option<i64>,
+    /// Superways shortcuts on a leaf_spine, subways, bcube or jellyfish base.
+    pub superways: Option<SuperwaysSpec>,
     // multi_dc
     pub preset: Option<String>,
     pub dcs: Option<i64>,
@@ -69,6 +74,33 @@ pub struct TopologySpec {
     pub wan_links: Option<i64>,
     pub long_haul_link: Option<LinkSpec>,
     pub border_link: Option<LinkSpec>,
+}
+
+/// `[topology.superways]`: either `servers` (each its own links) or `per_rack` + `links`
+/// (the paper's code: server `per_rack` of every rack, links to spines 0..links-1).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SuperwaysSpec {
+    pub servers: Option<Vec<ShortcutSpec>>,
+    pub per_rack: Option<i64>,
+    pub links: Option<i64>,
+    pub link: Option<LinkSpec>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ShortcutSpec {
+    /// A host name (`"h19"`) or number (`19`, as `fanin plan` writes it).
+    pub server: Option<HostRef>,
+    pub links: Option<i64>,
+    pub spines: Option<Vec<i64>>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum HostRef {
+    Index(i64),
+    Name(String),
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -246,6 +278,19 @@ pub struct RoutingSpec {
     pub lb: Option<String>,
     pub subflows: Option<i64>,
     pub entropies: Option<i64>,
+    /// `[[routing.static]]`: (src, dst) overrides of the shortest-path routes.
+    #[serde(rename = "static", default)]
+    pub static_routes: Vec<StaticRouteSpec>,
+}
+
+/// One static route: packets from host `src` to host `dst` cross the switches `via`, in
+/// order (and the flow's ACKs the reverse, unless a route for (dst, src) is given).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRouteSpec {
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    pub via: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -25,8 +25,10 @@ const SUBFLOW_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
-    let routes = Routes::shortest_paths(&topo);
+    let mut routes = Routes::shortest_paths(&topo);
+    let pinned = pin_static_routes(&mut routes, &topo, &spec.routing.static_routes);
     let fib = Fib::new(&topo, &routes);
+    let multi_homed = topo.hosts.iter().any(|&h| topo.links.iter().filter(|l| l.a == h || l.b == h).count() > 1);
     let mut node_host = vec![NOT_A_HOST; topo.nodes.len()];
     for (h, n) in topo.hosts.iter().enumerate() {
         node_host[n.idx()] = h as u32;
@@ -79,6 +81,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         node_host,
         port_host,
         host_nic,
+        multi_homed,
+        pinned,
         flows: Vec::new(),
         transport: spec.transport.clone(),
         load_balancing: spec.routing.lb,
@@ -248,7 +252,8 @@ impl World {
         }
         let size = self.transport.flow_bytes(size);
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
-        let path = self.flow_path(src, dst);
+        let (route_dst, ack_dst) = if via == NO_HOST { (self.route_dst(src, dst), self.route_dst(dst, src)) } else { (via, via) };
+        let path = self.flow_path(src, dst, entropy);
         let t = &self.transport;
         let mut sender = t.new_sender(size, &path);
         self.scale_to_path(&mut sender, src, dst, via, entropy);
@@ -289,6 +294,8 @@ impl World {
             rpc: NO_RPC,
             rpc_slot: 0,
             via,
+            route_dst,
+            ack_dst,
             feeds: NO_FLOW,
             nacks_sent: 0,
             turns: NO_TURNS,
@@ -301,10 +308,10 @@ impl World {
 
     /// What a flow's congestion control knows of its path: its class (whether it crosses
     /// datacenters), its NIC's rate and the class base RTTs.
-    pub(super) fn flow_path(&self, src: HostId, dst: HostId) -> FlowPath {
+    pub(super) fn flow_path(&self, src: HostId, dst: HostId, entropy: u32) -> FlowPath {
         FlowPath {
             inter: self.topo.crosses_dc(src, dst),
-            rate_bps: self.ports[self.host_nic[src.idx()].idx()].rate_bps,
+            rate_bps: self.ports[self.nic(src, self.route_dst(src, dst), entropy).idx()].rate_bps,
             base_rtt_intra: self.class_rtt.0,
             base_rtt_inter: self.class_rtt.1,
         }
@@ -370,7 +377,9 @@ impl World {
     /// Also returns the path's slowest rate.
     pub(super) fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
         let ack = self.transport.ack_bytes;
-        let path = self.routes.path(&self.topo, src, dst, entropy);
+        // The packets' own rule (static route, NIC and switches by ECMP), so the ideal FCT
+        // follows the path the flow takes.
+        let path = self.routes.path(&self.topo, src, self.route_dst(src, dst), entropy);
         let mut rtt = 0;
         let mut bottleneck = u64::MAX;
         for p in &path {
@@ -399,7 +408,9 @@ impl World {
         let (Some(&s0), Some(&b0)) = (senders.first(), bytes.first()) else { return 0 };
         let first = t.wire_bytes(b0.min(t.mss()));
         let (rtt, _) = self.base_rtt_and_bottleneck(s0, receiver, first, 0);
-        let downlink = self.ports[self.host_nic[receiver.idx()].idx() ^ 1].rate_bps;
+        // Every link into the receiver (one but for a host with several NICs).
+        let node = self.topo.hosts[receiver.idx()];
+        let downlink = self.topo.ports().filter(|(_, p)| p.to == node).map(|(_, p)| p.rate_bps).sum();
         let wire: u64 = bytes.iter().map(|&b| t.flow_wire_bytes(b)).sum();
         rtt - serialization_ps(first, downlink) + serialization_ps(wire, downlink)
     }
@@ -409,4 +420,18 @@ impl World {
 pub fn choose_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bool, seed: u64, w: usize) -> Vec<HostId> {
     let mut rng = stream(seed, Stream::Workload, 1_000_000 + w as u64);
     pick_senders(pool, receiver, degree, random, &mut rng)
+}
+
+/// Adds each static route's destination column to the routes, and the reverse path for
+/// its ACKs unless the scenario routes (dst, src) itself; returns (src, dst, column).
+fn pin_static_routes(routes: &mut Routes, topo: &crate::topology::Topology, given: &[crate::scenario::StaticRoute]) -> Vec<(HostId, HostId, HostId)> {
+    let mut pairs: Vec<(HostId, HostId, Vec<crate::ids::NodeId>)> = given.iter().map(|r| (r.src, r.dst, r.nodes.clone())).collect();
+    for r in given {
+        if !given.iter().any(|o| (o.src, o.dst) == (r.dst, r.src)) {
+            pairs.push((r.dst, r.src, r.nodes.iter().rev().copied().collect()));
+        }
+    }
+    let paths: Vec<_> = pairs.iter().map(|p| p.2.clone()).collect();
+    let ids = routes.pin(topo, &paths);
+    pairs.iter().zip(ids).map(|(p, id)| (p.0, p.1, id)).collect()
 }

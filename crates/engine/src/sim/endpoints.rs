@@ -59,9 +59,8 @@ impl World {
         let header = self.transport.header + self.transport.framing;
         let flow = &mut self.flows[f.idx()];
         // A relayed connection addresses its relay, which forwards to the receiver.
-        let dst = if flow.via == NO_HOST { flow.dst } else { flow.via };
+        let dst = flow.route_dst;
         let src = flow.src;
-        let nic = self.host_nic[src.idx()];
         // TSQ never holds a flow with at most two packets in its NIC: that test, on the
         // flow's own line, spares most sends the call.
         let tsq_floor = self.tsq.as_ref().map_or(u64::MAX, |c| 2 * c.packet);
@@ -87,6 +86,7 @@ impl World {
                 Some(s) => s.entropy(src),
                 None => entropy,
             };
+            let nic = self.nic(src, dst, entropy);
             let pkt = Packet {
                 flow: f,
                 dst,
@@ -278,7 +278,7 @@ impl World {
         };
         *self.pool.get_mut(r) = nack;
         self.injected_bytes += nack.wire_bytes as u64;
-        let nic = self.host_nic[from.idx()];
+        let nic = self.nic(from, to, entropy);
         self.enqueue(nic, r);
     }
 
@@ -321,7 +321,7 @@ impl World {
         let blocks = a.sacks.iter().take_while(|b| !b.is_empty()).count();
         let mut ack = Packet {
             flow: f,
-            dst: if flow.via == NO_HOST { flow.src } else { flow.via },
+            dst: flow.ack_dst,
             entropy,
             wire_bytes: self.transport.ack_wire_bytes(blocks) as u32,
             // An ACK carries no data: the field holds the receiver's window (0: none).
@@ -343,7 +343,7 @@ impl World {
             *self.pool.get_mut(r) = ack;
             r
         };
-        let nic = self.host_nic[flow.dst.idx()];
+        let nic = self.nic(flow.dst, ack.dst, entropy);
         if !a.sacks[0].is_empty() && self.transport.sender.recovery != Recovery::Basic {
             self.keep_extra_sacks(r, &a);
         }

@@ -51,6 +51,10 @@ pub struct Flow {
     pub rpc_slot: u32,
     /// A streamlined proxy this connection is routed through (`NO_HOST`: none).
     pub via: HostId,
+    /// What its data packets and its ACKs are addressed to (`Packet::dst`): the receiver
+    /// and the sender, the relay, or a static route's destination column (`Routes::pin`).
+    pub route_dst: HostId,
+    pub ack_dst: HostId,
     /// The connection that forwards what this one delivers (a naive proxy's split
     /// connection: proxy_R's receiver feeds proxy_S's sender).
     pub feeds: FlowId,

@@ -19,7 +19,7 @@ impl World {
             return;
         }
         let (rtt, _) = self.path_rtt(flow.src, flow.dst, flow.via, flow.entropy);
-        let nic_bps = self.ports[self.host_nic[flow.src.idx()].idx()].rate_bps;
+        let nic_bps = self.ports[self.nic(flow.src, flow.route_dst, flow.entropy).idx()].rate_bps;
         let overhead = self.transport.header + self.transport.framing;
         self.flows[f.idx()].sender.pace_icon(IconPacer::new(&cfg, rtt, nic_bps, overhead));
     }

@@ -29,7 +29,7 @@ impl World {
         let to = if pkt.kind == PacketKind::Data { dst } else { src };
         self.pool.get_mut(r).dst = to;
         self.injected_bytes += pkt.wire_bytes as u64;
-        let nic = self.host_nic[proxy.idx()];
+        let nic = self.nic(proxy, to, pkt.entropy);
         self.enqueue(nic, r);
     }
 }

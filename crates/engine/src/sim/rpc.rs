@@ -233,7 +233,7 @@ impl World {
         };
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
-        let nic = self.host_nic[from.idx()];
+        let nic = self.nic(from, to, pkt.entropy);
         self.enqueue(nic, r);
     }
 

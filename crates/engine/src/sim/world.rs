@@ -93,6 +93,11 @@ pub struct World {
     pub port_host: Vec<u32>,
     /// Per host: its NIC (first egress port).
     pub host_nic: Vec<PortId>,
+    /// Whether some host has several links: then a packet's NIC is chosen by `Routes`
+    /// (the ECMP rule), else it is `host_nic`.
+    pub multi_homed: bool,
+    /// Static routes: (src, dst, the destination column packets from src to dst carry).
+    pub pinned: Vec<(HostId, HostId, HostId)>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
     pub load_balancing: LoadBalancing,
@@ -416,6 +421,23 @@ impl World {
             self.nic_transmit(port, r, start, bytes);
         }
         at
+    }
+
+    /// The NIC host `src` sends a packet to `dst` (a routing destination: a host or a static
+    /// route's column) with this entropy on: the same per-flow ECMP choice every switch
+    /// makes, so a flow's first hop and its ideal FCT's path agree.
+    #[inline(always)]
+    pub(super) fn nic(&self, src: HostId, dst: HostId, entropy: u32) -> PortId {
+        if self.multi_homed {
+            return self.routes.select(self.topo.hosts[src.idx()], dst, entropy);
+        }
+        self.host_nic[src.idx()]
+    }
+
+    /// The destination column packets from `src` to `dst` carry: `dst`, unless a static
+    /// route covers the pair (build time only).
+    pub(super) fn route_dst(&self, src: HostId, dst: HostId) -> HostId {
+        self.pinned.iter().find(|p| (p.0, p.1) == (src, dst)).map_or(dst, |p| p.2)
     }
 
     /// Chooses, as a packet starts towards switch `node`, the port that switch will send it

@@ -1,6 +1,7 @@
 //! Two-tier leaf-spine (folded Clos): every leaf has one link to every spine.
 
 use super::{add_hosts, connect, host_ids, LinkParams, NodeKind, Topology};
+use crate::ids::NodeId;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeafSpineParams {
@@ -35,6 +36,34 @@ pub fn leaf_spine(p: &LeafSpineParams) -> Topology {
     for (i, chunk) in hosts.chunks(per).enumerate() {
         let g = host_ids(&t, chunk);
         t.groups.push((format!("leaf{i}"), g));
+    }
+    t
+}
+
+/// Subways type-1 (Liu et al., ISCA '19) as the Superways paper simulates it: every host
+/// of rack `r` also links, at the host rate, to the leaf of rack `(r + 1) mod leaves`.
+/// No leaves are added. Needs two racks or more.
+pub fn subways(p: &LeafSpineParams) -> Topology {
+    debug_assert!(p.leaves >= 2);
+    let mut t = leaf_spine(p);
+    let leaf = |r: u32| NodeId::from((p.leaves * p.hosts_per_leaf + r) as usize);
+    for n in 0..p.leaves * p.hosts_per_leaf {
+        let next = (n / p.hosts_per_leaf + 1) % p.leaves;
+        let h = t.hosts[n as usize];
+        connect(&mut t, h, leaf(next), p.host_link);
+    }
+    t
+}
+
+/// Leaf-spine plus one BCube(n, 1) level (Guo et al., SIGCOMM '09), n = `hosts_per_leaf`:
+/// switch `bcube{j}` links host `j` of every rack at the host rate. Hosts do not relay
+/// (routing never transits a host), so it only adds paths between same-index hosts.
+pub fn bcube(p: &LeafSpineParams) -> Topology {
+    let mut t = leaf_spine(p);
+    let level: Vec<NodeId> = (0..p.hosts_per_leaf).map(|j| t.add_node(NodeKind::Switch, format!("bcube{j}"))).collect();
+    for n in 0..p.leaves * p.hosts_per_leaf {
+        let h = t.hosts[n as usize];
+        connect(&mut t, h, level[(n % p.hosts_per_leaf) as usize], p.host_link);
     }
     t
 }

@@ -1,5 +1,6 @@
-//! Topology graph and builders (dumbbell, leaf-spine, fat-tree, and multi-datacenter
-//! networks joining several of them).
+//! Topology graph and builders (dumbbell, leaf-spine and its Subways and BCube variants,
+//! fat-tree, Jellyfish, multi-datacenter networks joining several of them, and Superways
+//! shortcuts on top of a base).
 //!
 //! Every builder numbers hosts before switches, so in a built topology host `h` is also node
 //! `h` (`topo.hosts[h] == NodeId(h)`); code should still go through `topo.hosts` rather than
@@ -8,13 +9,17 @@
 pub mod dumbbell;
 pub mod fat_tree;
 pub mod graph;
+pub mod jellyfish;
 pub mod leaf_spine;
 pub mod multi_dc;
+pub mod superways;
 
 pub use dumbbell::{dumbbell, DumbbellParams};
 pub use fat_tree::{fat_tree, FatTreeParams};
 pub use graph::{Link, Node, NodeKind, Port, Topology, NO_DC};
-pub use leaf_spine::{leaf_spine, LeafSpineParams};
+pub use jellyfish::{jellyfish, JellyfishParams};
+pub use leaf_spine::{bcube, leaf_spine, subways, LeafSpineParams};
+pub use superways::{add_superways, ShortcutServer, SuperwaysParams};
 pub use multi_dc::{multi_dc, DcFabric, Interconnect, MultiDcParams};
 
 use crate::ids::{HostId, NodeId, PortId};
@@ -34,16 +39,31 @@ pub enum TopologyParams {
     LeafSpine(LeafSpineParams),
     FatTree(FatTreeParams),
     MultiDc(MultiDcParams),
+    Subways(LeafSpineParams),
+    Bcube(LeafSpineParams),
+    Jellyfish(JellyfishParams),
+    /// A base topology with Superways shortcuts added.
+    Superways(Box<TopologyParams>, SuperwaysParams),
 }
 
 impl TopologyParams {
-    pub fn build(&self) -> Topology {
-        match self {
+    /// Builds the network; `seed` (the run's) draws a random one (Jellyfish). Fails only
+    /// when no random wiring came out connected.
+    pub fn build(&self, seed: u64) -> Result<Topology, String> {
+        Ok(match self {
             TopologyParams::Dumbbell(p) => dumbbell(p),
             TopologyParams::LeafSpine(p) => leaf_spine(p),
             TopologyParams::FatTree(p) => fat_tree(p),
             TopologyParams::MultiDc(p) => multi_dc(p),
-        }
+            TopologyParams::Subways(p) => subways(p),
+            TopologyParams::Bcube(p) => bcube(p),
+            TopologyParams::Jellyfish(p) => jellyfish(p, seed).ok_or("no connected random wiring in 64 draws (too few ports?)")?,
+            TopologyParams::Superways(base, p) => {
+                let mut t = base.build(seed)?;
+                add_superways(&mut t, p);
+                t
+            }
+        })
     }
 }
 
