@@ -186,10 +186,6 @@ impl SharedBuffers {
     pub fn occupied(&self, b: u32) -> u64 {
         self.switches[b as usize].occupied
     }
-
-    pub fn buffers(&self) -> usize {
-        self.switches.len()
-    }
 }
 
 #[cfg(test)]
