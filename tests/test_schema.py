@@ -232,7 +232,7 @@ def object_nodes() -> list[tuple[str, Schema]]:
 
 
 # Fields serde reads in both [switch] and [host] that validation then refuses in one of them.
-REFUSED_LATER = {"switch": {"tsq": True, "limit_output": "1MiB"}, "host": {"inter_queue": {}}}
+REFUSED_LATER = {"switch": {"tsq": True, "limit_output": "1MiB"}, "host": {"inter_queue": {}, "buffer": {}}}
 
 
 @pytest.mark.parametrize(("path", "node"), object_nodes(), ids=[p or "top" for p, _ in object_nodes()])
@@ -266,6 +266,7 @@ REACHES = {
     "switch.queue.marking.kind": {},
     "switch.queue.control.service": {"switch.queue.control": {}},
     "switch.queue.schedule": {},
+    "switch.buffer.kind": {"switch.buffer": {}},
     "transport.cc": {},
     "transport.cc.intra": {"transport.cc": {}},
     "transport.cc.inter": {"transport.cc": {}},

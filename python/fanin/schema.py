@@ -21,6 +21,7 @@ PRESETS = ["hotnets25", "uno"]
 FABRICS = ["leaf_spine", "fat_tree"]
 INTERCONNECTS = ["backbone", "border"]
 MARKING_KINDS = ["none", "step", "red", "dequeue_red"]
+BUFFER_KINDS = ["dynamic_threshold"]
 SCHEDULES = ["fifo", "per_flow"]
 SERVICES = ["strict", "wrr"]
 CC_KINDS = ["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"]
@@ -523,6 +524,21 @@ def scenario_schema() -> Schema:
                 {
                     "queue": _ref("queue", "every switch egress port"),
                     "inter_queue": _ref("queue", "multi_dc: the inter ports (default [switch.queue])"),
+                    "buffer": _table(
+                        {
+                            "kind": _choice(BUFFER_KINDS, "Dynamic Threshold (Choudhury & Hahne)"),
+                            "alpha": _field(
+                                {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
+                                "a port may hold alpha times the free buffer",
+                                1.0,
+                            ),
+                            "size": SIZE("every switch's buffer B (in pkt: counts packets)"),
+                            "per_port": SIZE("B = the switch's ports x this (default [switch.queue] limit); not with size"),
+                        },
+                        "A buffer shared by each switch's egress ports; admit to port i iff"
+                        " q_i + pkt <= alpha (B - sum q) and sum q + pkt <= B.",
+                        required=("kind",),
+                    ),
                 },
             ),
             "host": _table(

@@ -71,6 +71,11 @@ fn generate(seed: u64) -> Generated {
     if rng.gen_bool(0.3) {
         t += &format!("trim = true\ncontrol = {}\n", pick(&mut rng, &["{ limit = \"6pkt\" }", "{ service = \"wrr\", weight = 3 }"]));
     }
+    // A shared buffer of 60 packets per switch (a lone busy port may hold 20) in every
+    // third scenario, chosen without a draw so that the others stay as they were.
+    if seed % 3 == 0 {
+        t += "[switch.buffer]\nkind = \"dynamic_threshold\"\nalpha = 0.5\nsize = \"60pkt\"\n";
+    }
     if rng.gen_bool(0.2) {
         t += "[host.queue]\nlimit = \"30pkt\"\n";
     }
@@ -123,7 +128,8 @@ fn generate(seed: u64) -> Generated {
             }
         }
     }
-    Generated { describe: format!("seed {seed}: {kind} {cc} limit {limit} marking {marking} {kinds:?}"), toml: t }
+    let buffer = if seed % 3 == 0 { " shared buffer" } else { "" };
+    Generated { describe: format!("seed {seed}: {kind} {cc} limit {limit} marking {marking} {kinds:?}{buffer}"), toml: t }
 }
 
 fn column_u64(t: &fanin_engine::Table, name: &str) -> Vec<u64> {

@@ -5,6 +5,7 @@
 //! packet's arrival is ever scheduled: one pending event per port for the wire, one for the
 //! transmitter.
 
+pub mod buffer;
 pub mod port;
 pub mod queue;
 

@@ -5,6 +5,7 @@
 //! the caller's `load_file`.
 
 pub mod spec;
+mod buffer;
 mod control;
 mod dequeue_marking;
 mod fields;
@@ -54,6 +55,8 @@ pub struct ValidSpec {
     /// The queues of `inter` ports (a `multi_dc` topology's long-haul side).
     pub inter_queue: QueueConfig,
     pub host_queue: QueueConfig,
+    /// `[switch.buffer]`: a shared buffer in every switch (`None`: per-port limits only).
+    pub switch_buffer: Option<crate::net::buffer::BufferConfig>,
     /// TCP Small Queues at every host (`None`: NIC queues take whatever a window allows).
     pub tsq: Option<TsqConfig>,
     pub transport: TransportConfig,
@@ -104,6 +107,10 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         return Err(ScenarioError::new("host.inter_queue", "only switches have inter ports"));
     }
     let host_queue = net::queue(&cx.at("host.queue"), spec.host.queue.as_ref(), packet, None)?;
+    if spec.host.buffer.is_some() {
+        return Err(ScenarioError::new("host.buffer", "only switches have a shared buffer ([switch.buffer])"));
+    }
+    let switch_buffer = buffer::buffer(&cx.at("switch.buffer"), spec.switch.buffer.as_ref(), &switch_queue, packet)?;
     let tsq = small_queues(&cx.at("host"), spec, &transport, packet)?;
     let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
     window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, &inter_queue, host_rate)?;
@@ -141,6 +148,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         switch_queue,
         inter_queue,
         host_queue,
+        switch_buffer,
         tsq,
         transport,
         workloads,

@@ -112,6 +112,18 @@ pub struct NodeSpec {
     /// Hosts only: TCP Small Queues, and its cap (`tcp_limit_output_bytes`).
     pub tsq: Option<bool>,
     pub limit_output: Option<String>,
+    /// Switches only: a switch-wide shared buffer.
+    pub buffer: Option<BufferSpec>,
+}
+
+/// `[switch.buffer]`: a buffer shared by all of a switch's egress ports.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSpec {
+    pub kind: Option<String>,
+    pub alpha: Option<f64>,
+    pub size: Option<String>,
+    pub per_port: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

@@ -118,7 +118,11 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         measure: spec.measure,
         measured_open: 0,
         receiver_policy: None,
+        shared: None,
+        enqueue_hooks: false,
     };
+    world.shared = spec.switch_buffer.as_ref().map(|cfg| world.shared_buffers(cfg));
+    world.enqueue_hooks = world.queue_events.is_some() || world.shared.is_some();
     world.receiver_policy = spec.transport.receiver_policy.map(|cfg| Policy::new(&cfg, &world.receive_capacities(), world.transport.mss()));
     world.class_rtt = world.class_rtts();
     for (w, workload) in spec.workloads.iter().enumerate() {
@@ -141,6 +145,18 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
 }
 
 impl World {
+    /// `[switch.buffer]`: one buffer per switch over all its egress ports.
+    fn shared_buffers(&self, cfg: &crate::net::buffer::BufferConfig) -> crate::net::buffer::SharedBuffers {
+        let mut by_switch: Vec<Vec<PortId>> = vec![Vec::new(); self.topo.nodes.len()];
+        for (id, port) in self.topo.ports() {
+            if self.topo.nodes[port.from.idx()].kind == NodeKind::Switch {
+                by_switch[port.from.idx()].push(id);
+            }
+        }
+        by_switch.retain(|ports| !ports.is_empty());
+        crate::net::buffer::SharedBuffers::new(cfg, &by_switch, self.ports.len())
+    }
+
     fn add_workload(&mut self, w: usize, workload: &Workload) {
         let mut rng = stream(self.seed, Stream::Workload, w as u64);
         match workload {

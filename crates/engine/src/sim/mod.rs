@@ -10,6 +10,7 @@ mod proxy;
 mod receiver_policy;
 mod results;
 mod rpc;
+mod shared_buffer;
 mod world;
 
 pub use flow::{Flow, NEVER};

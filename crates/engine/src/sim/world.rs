@@ -30,7 +30,7 @@ fn prefetch(ptr: *const u8) {
 /// for this world, so they are in range (checked in debug builds). Free functions, so the
 /// borrow is of the port table alone.
 #[inline(always)]
-fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
+pub(super) fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
     debug_assert!(port.idx() < ports.len());
     // SAFETY: see above.
     unsafe { ports.get_unchecked_mut(port.idx()) }
@@ -152,6 +152,11 @@ pub struct World {
     pub measured_open: u64,
     /// A receiver-side policy (ICTCP) setting the windows ACKs advertise (`None`: off).
     pub receiver_policy: Option<crate::transport::Policy>,
+    /// `[switch.buffer]`: each switch's shared buffer (`None`: ports hold only their own
+    /// limits).
+    pub shared: Option<crate::net::buffer::SharedBuffers>,
+    /// An arrival at a port is traced or meets a shared buffer (`admit_hooked`).
+    pub enqueue_hooks: bool,
 }
 
 impl World {
@@ -281,6 +286,10 @@ impl World {
     /// departure is left to the next look at the port (start times are exact either way).
     /// In a symmetric incast the first sender's packets arrive exactly on the bottleneck's
     /// departure grid, so this tie decides which packet a full queue drops.
+    ///
+    /// Under a shared buffer (`[switch.buffer]`) the same tie holds on every port of the
+    /// switch: a decision the stale occupancy cannot make catches all of them up to `now`
+    /// first (`admit_shared`; the rule is stated in [`crate::net::buffer`]).
     #[inline(always)]
     pub(super) fn enqueue(&mut self, port: PortId, r: PacketRef) {
         let now = self.sched.now();
@@ -296,22 +305,15 @@ impl World {
             let p = port_at(&mut self.ports, port);
             p.queue.is_empty() && p.busy_until <= now
         };
-        if self.queue_events.is_some() {
-            self.trace_arrival(port, idle);
-        }
-        let p = port_at(&mut self.ports, port);
-        let admission = if idle {
-            p.queue.pass_through(&mut self.pool, r, now)
-        } else {
-            p.queue.enqueue(&mut self.pool, r, now)
-        };
+        // One test for the rare extras (tracing, a shared buffer), none for each of them.
+        let admission = if self.enqueue_hooks { self.admit_hooked(port, r, idle, now) } else { self.admit(port, r, idle, now) };
         match admission {
             Admission::Dropped => {
                 self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
                 self.pool.free(r);
             }
             Admission::Queued if idle => {
-                let was_empty = p.wire.is_empty();
+                let was_empty = port_at(&mut self.ports, port).wire.is_empty();
                 let at = self.transmit(port, r, now);
                 if was_empty {
                     self.sched.at(at, Event::arrival(port.0, r));
@@ -320,6 +322,30 @@ impl World {
             Admission::Queued => self.trace_queue(port, now),
             Admission::Trimmed => self.trimmed(port),
         }
+    }
+
+    /// The port's own admission: `idle`, the packet passes through to the transmitter.
+    #[inline(always)]
+    fn admit(&mut self, port: PortId, r: PacketRef, idle: bool, now: Time) -> Admission {
+        let p = port_at(&mut self.ports, port);
+        if idle {
+            p.queue.pass_through(&mut self.pool, r, now)
+        } else {
+            p.queue.enqueue(&mut self.pool, r, now)
+        }
+    }
+
+    /// `admit` with the arrival traced (`[record] queue_events`) and under the switch's
+    /// shared buffer (`[switch.buffer]`), whichever are on.
+    #[inline(never)]
+    fn admit_hooked(&mut self, port: PortId, r: PacketRef, idle: bool, now: Time) -> Admission {
+        if self.queue_events.is_some() {
+            self.trace_arrival(port, idle);
+        }
+        if self.shared.is_some() {
+            return self.admit_shared(port, r, idle, now);
+        }
+        self.admit(port, r, idle, now)
     }
 
     /// A trimmed packet's cut-off bytes count as dropped. Out of line: rare, and off the
@@ -362,7 +388,7 @@ impl World {
     /// an enqueue found it so). `BEFORE`: only packets due to start before `now` (a look
     /// that must not put a departure at `now` ahead of an arrival at `now`; see `enqueue`).
     #[inline(always)]
-    fn catch_up_free<const BEFORE: bool>(&mut self, port: PortId, now: Time) {
+    pub(super) fn catch_up_free<const BEFORE: bool>(&mut self, port: PortId, now: Time) {
         let p = port_at(&mut self.ports, port);
         debug_assert!(p.busy_until <= now);
         if p.queue.is_empty() || (BEFORE && p.busy_until == now) {

@@ -94,18 +94,18 @@ impl Queue {
     /// Routes header-only packets to the control queue and feeds the phantom queue; the
     /// rest is the ordinary admission, with trimming.
     #[inline(never)]
-    pub(super) fn enqueue_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    pub(super) fn enqueue_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         self.unmark();
-        let admission = self.enqueue_unmarked(pool, r, now);
+        let admission = self.enqueue_unmarked(pool, r, now, room);
         self.remark();
         admission
     }
 
-    fn enqueue_unmarked(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    fn enqueue_unmarked(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         if let Some(a) = self.arrive_featured(pool, r, now) {
             return a;
         }
-        let admission = self.admit::<true>(pool, r, now);
+        let admission = self.admit::<true>(pool, r, now, room);
         if admission == Admission::Queued {
             match self.features.as_mut().and_then(|f| f.per_flow.as_mut()) {
                 Some(q) if !self.fifo.is_empty() => {
@@ -120,7 +120,7 @@ impl Queue {
     }
 
     #[inline(never)]
-    pub(super) fn pass_through_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    pub(super) fn pass_through_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         debug_assert!(self.fifo.head == NIL, "pass-through with packets waiting");
         if let Some(a) = self.arrive_featured(pool, r, now) {
             if a == Admission::Queued {
@@ -129,7 +129,7 @@ impl Queue {
             }
             return a;
         }
-        let admission = self.admit::<true>(pool, r, now);
+        let admission = self.admit::<true>(pool, r, now, room);
         if admission == Admission::Queued {
             self.departed::<true>(now);
             self.mark_at_dequeue(pool, r, now);

@@ -37,6 +37,9 @@ pub struct Backlog {
 }
 
 impl Backlog {
+    /// No bound in either unit (the room a queue outside a shared buffer is given).
+    pub const UNBOUNDED: Backlog = Backlog { bytes: u64::MAX, pkts: u64::MAX };
+
     /// The backlog in the unit of `level`.
     #[inline(always)]
     pub fn in_unit_of(&self, level: Size) -> u64 {
@@ -162,10 +165,19 @@ impl Queue {
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
     #[inline]
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        self.enqueue_within(pool, r, now, Backlog::UNBOUNDED)
+    }
+
+    /// `enqueue` with an outside bound on the data backlog (a shared buffer's room for this
+    /// port, [`crate::net::buffer`]): a packet that would take the backlog past `room` in
+    /// either unit is refused as by the queue's own limit (dropped, or trimmed). With
+    /// `Backlog::UNBOUNDED` (a constant once inlined) this is the plain `enqueue`.
+    #[inline(always)]
+    pub fn enqueue_within(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         if self.features.is_some() {
-            return self.enqueue_featured(pool, r, now);
+            return self.enqueue_featured(pool, r, now, room);
         }
-        let admission = self.admit::<false>(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now, room);
         if admission == Admission::Queued {
             self.push_data(pool, r);
         }
@@ -176,11 +188,17 @@ impl Queue {
     /// empty and the transmitter idle: the same marks, drops and counters, no FIFO work.
     #[inline(always)]
     pub fn pass_through(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+        self.pass_through_within(pool, r, now, Backlog::UNBOUNDED)
+    }
+
+    /// `pass_through` under an outside bound, as `enqueue_within`.
+    #[inline(always)]
+    pub fn pass_through_within(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         debug_assert!(self.is_empty());
         if self.features.is_some() {
-            return self.pass_through_featured(pool, r, now);
+            return self.pass_through_featured(pool, r, now, room);
         }
-        let admission = self.admit::<false>(pool, r, now);
+        let admission = self.admit::<false>(pool, r, now, room);
         if admission == Admission::Queued {
             self.departed::<false>(now);
         }
@@ -207,8 +225,9 @@ impl Queue {
     /// The marking and admission decision, and the counters, for one arriving packet.
     /// `FEATURED` (the path of a queue with features): a packet drop-tail rejects is
     /// offered to the control queue's trimming, and marking sees the disc above the device.
+    /// `room`: the outside bound of `enqueue_within`.
     #[inline(always)]
-    fn admit<const FEATURED: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time) -> Admission {
+    fn admit<const FEATURED: bool>(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         let pkt = pool.get_mut(r);
         let size = pkt.wire_bytes as u64;
         // Marking (and RED's average) sees the queue disc, as in ns-3.
@@ -217,7 +236,8 @@ impl Queue {
             // A marking queue drops what it cannot mark (RFC 3168, ns-3's RED).
             verdict = if self.marking.drops_non_ect() { Verdict::Drop } else { Verdict::Pass };
         }
-        let full = self.backlog.bytes + size > self.limit_bytes || self.backlog.pkts + 1 > self.limit_pkts;
+        let full = self.backlog.bytes + size > self.limit_bytes.min(room.bytes)
+            || self.backlog.pkts + 1 > self.limit_pkts.min(room.pkts);
         if verdict == Verdict::Drop || full {
             if FEATURED && verdict != Verdict::Drop && self.trim(pool, r) {
                 return Admission::Trimmed;
