@@ -48,9 +48,12 @@ def test_real_incast_bursts_are_found(tmp_path: Path) -> None:
     rx = found.bursts[found.bursts["host"] == RECEIVER_ADDR]
     assert len(rx) == BURSTS
     assert (rx["flows_max"] == SENDERS).all()  # the fair bottleneck keeps every sender active
-    # the bottleneck holds: over a burst (edge bins partly idle) the rate stays at or below R;
-    # single bins may exceed it, as capture timestamps bunch frames delayed by a busy CPU
-    assert (rx["bytes"] * 8 / (rx["duration_ps"] / 1e12) <= RATE * 1.02).all()
+    # the bottleneck holds: over a burst the rate stays at or below R. Capture timestamps
+    # bunch frames a busy CPU delayed, so a bin may hold more than R allows and the burst's
+    # span in whole bins may come out a bin short (411,808 B in 32 bins once: R + 3 %):
+    # allow one bin of that slack, not a rate above R.
+    bin_s = 1e-3
+    assert (rx["bytes"] * 8 <= RATE * 1.02 * (rx["duration_ps"] / 1e12 + bin_s)).all()
     assert not rx["truncated"].any()
     prefix = Network(1, RATE).prefix + "-"
     assert not any(ns.startswith(prefix) for ns in namespaces().split())

@@ -254,11 +254,14 @@ def _fmt(x: Any) -> str:
     if isinstance(x, int | float):
         if isinstance(x, float) and math.isnan(x):
             return "NaN"
+        if float(x).is_integer() and 1e4 <= abs(x) < 1e12:
+            return f"{int(x):,}"  # a count or a price, exact (435,840, not 4.358e+05)
         return f"{x:.4g}"
     return str(x)
 
 
 def fmt_value(x: Any, unit: str = "") -> str:
-    """How a value appears in the report: 4 significant digits, yes/no, or the text."""
+    """How a value appears in the report: 4 significant digits (whole numbers from 10,000 up
+    in full), yes/no, or the text."""
     s = _fmt(x)
     return f"{s} {unit}" if unit and x is not None and not isinstance(x, bool | str) else s
