@@ -14,8 +14,8 @@ from tests.conftest import ROOT
 
 def test_entry_loads() -> None:
     paper = load_paper("superways", ROOT / "experiments")
-    assert [f.name for f in paper.figures] == ["fig6_9", "fig10", "fig11"]
-    assert [f.sweep is None for f in paper.figures] == [False, True, True]
+    assert [f.name for f in paper.figures] == ["fig6_9", "fig10", "fig11", "fig12"]
+    assert [f.sweep is None for f in paper.figures] == [False, True, True, False]
 
 
 def test_cost_figures_reproduce_the_papers_dollars(tmp_path: Path) -> None:

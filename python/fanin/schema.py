@@ -45,6 +45,7 @@ WORKLOAD_KINDS = [
     "aggregator_incast",
 ]
 CAPACITIES = ["hosts", "uplinks"]
+SHORTCUT_TARGETS = ["spines", "leaves"]
 PICKS = ["first", "random"]
 SAMPLINGS = ["interpolate", "discrete"]
 SCHEMES = ["baseline", "naive", "streamlined"]
@@ -226,6 +227,7 @@ def _superways() -> Schema:
             "per_rack": _int("server number within each rack, in every rack (with links)", 0),
             "links": _int("per_rack: extra links per server, to spines 0, 1, ...", 1, 64),
             "link": _ref("link", "the extra links' rate and delay (default fabric_link)"),
+            "to": _choice(SHORTCUT_TARGETS, "where the extra links go: spines (Superways), or the next racks' leaves (Fig. 12)", "spines"),
         },
         "Superways: extra links from incast servers straight to spine switches.",
     )

@@ -175,3 +175,29 @@ fn an_incast_to_a_superways_server_arrives_over_its_shortcuts() {
     assert!(s0 > 0 && s1 > 0, "{s0} {s1}");
     assert!(s0 + s1 >= 276, "{s0} + {s1}");
 }
+
+#[test]
+fn extra_links_to_other_racks_leaves_for_fig_12() {
+    // 4 racks of 2, 2 spines; h3 (rack 1) gets 2 links to the next racks' leaves, 2 and 3.
+    let t = topo(
+        "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 2\n\
+         superways = { per_rack = 1, links = 2, to = \"leaves\" }",
+        1,
+    );
+    assert_eq!(links_of(&t, "h3").iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["leaf1", "leaf2", "leaf3"]);
+    // Rack 3 wraps to leaves 0 and 1.
+    assert_eq!(links_of(&t, "h7").iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["leaf3", "leaf0", "leaf1"]);
+    let r = Routes::shortest_paths(&t);
+    // A sender in rack 2 reaches h3 in 2 hops, straight from its own leaf.
+    assert_eq!(next(&t, &r, "leaf2", 3), ["leaf2->h3"]);
+    assert_eq!(r.hops(HostId(4), HostId(3)), 2);
+    // Rack 0's leaf has no direct link to h3 (h1's links go to leaves 1 and 2, h3's to 2 and 3).
+    assert_eq!(r.hops(HostId(0), HostId(3)), 4);
+    let err = |fields: &str| parse_scenario(&format!("[topology]\n{fields}\n{WL}"), &common::load_file).unwrap_err().to_string();
+    let too_many = err("kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 2\nsuperways = { per_rack = 1, links = 4, to = \"leaves\" }");
+    assert!(too_many.contains("topology.superways.links") && too_many.contains("only the 3 other racks"), "{too_many}");
+    let spines = err("kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 2\nsuperways = { servers = [{ server = 3, links = 1, spines = [0] }], to = \"leaves\" }");
+    assert!(spines.contains("servers[0].spines") && spines.contains("does not apply"), "{spines}");
+    let to = err("kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 2\nsuperways = { per_rack = 1, links = 1, to = \"racks\" }");
+    assert!(to.contains("topology.superways.to") && to.contains("spines, leaves"), "{to}");
+}

@@ -85,6 +85,7 @@ pub struct SuperwaysSpec {
     pub per_rack: Option<i64>,
     pub links: Option<i64>,
     pub link: Option<LinkSpec>,
+    pub to: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

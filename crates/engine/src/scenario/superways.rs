@@ -4,11 +4,13 @@ use super::fields::Ctx;
 use super::net::link;
 use super::spec::{HostRef, SuperwaysSpec};
 use crate::ids::HostId;
-use crate::topology::{LinkParams, ShortcutServer, SuperwaysParams, TopologyParams};
+use crate::topology::{LinkParams, ShortcutServer, ShortcutTarget, SuperwaysParams, TopologyParams};
 use crate::ScenarioError;
 
 /// Most extra links one server may get.
 const MAX_LINKS: i64 = 64;
+/// Where the extra links go.
+pub const TARGETS: &[&str] = &["spines", "leaves"];
 
 /// Either `servers = [{ server = "h19" | 19, links = 3, spines = [0, 1, 2] }, ...]` (spines
 /// default to 0..links, wrapping into LAGs past the last spine), or `per_rack = 19` with
@@ -19,18 +21,31 @@ pub fn params(cx: &Ctx, sw: &SuperwaysSpec, base: &TopologyParams, fabric_link: 
         TopologyParams::Jellyfish(p) => (p.leaves, p.hosts_per_leaf, p.spines),
         _ => unreachable!("superways on a base the topology layer did not allow"),
     };
-    if spines == 0 {
+    let to = match cx.choice("to", sw.to.as_deref(), Some("spines"), TARGETS)? {
+        "leaves" => ShortcutTarget::Leaves,
+        _ => ShortcutTarget::Spines,
+    };
+    if to == ShortcutTarget::Spines && spines == 0 {
         return Err(cx.err("servers", "needs spine switches in the base topology (spines = 0)"));
     }
     let link = link(cx, "link", sw.link.as_ref(), fabric_link)?;
-    let default_spines = |links: u32| (0..links).map(|j| j % spines).collect::<Vec<u32>>();
+    // Spines 0, 1, ... (wrapping into LAGs); or the leaves of the next racks, never the
+    // server's own: (r + 1) mod R, (r + 2) mod R, ... (spec §2, Fig. 12).
+    let default_targets = |cx: &Ctx, host: HostId, links: u32| -> Result<Vec<u32>, ScenarioError> {
+        match to {
+            ShortcutTarget::Spines => Ok((0..links).map(|j| j % spines).collect()),
+            ShortcutTarget::Leaves if links >= racks => Err(cx.err("links", format!("is {links} but a server can reach only the {} other racks' leaves", racks - 1))),
+            ShortcutTarget::Leaves => Ok((1..=links).map(|j| (host.0 / per_rack + j) % racks).collect()),
+        }
+    };
     let servers = match (&sw.servers, sw.per_rack) {
         (Some(_), Some(_)) => return Err(cx.err("per_rack", "give either servers or per_rack, not both")),
         (None, None) => return Err(cx.err("servers", "is required (or per_rack with links), e.g. servers = [{ server = \"h19\", links = 3 }]")),
         (None, Some(_)) => {
             let local = cx.count("per_rack", sw.per_rack, None, 0, per_rack as i64 - 1)? as u32;
             let links = cx.count("links", sw.links, None, 1, MAX_LINKS)? as u32;
-            (0..racks).map(|r| ShortcutServer { host: HostId(r * per_rack + local), spines: default_spines(links) }).collect()
+            let hosts = (0..racks).map(|r| HostId(r * per_rack + local));
+            hosts.map(|host| Ok(ShortcutServer { host, switches: default_targets(cx, host, links)? })).collect::<Result<_, ScenarioError>>()?
         }
         (Some(list), None) => {
             if sw.links.is_some() {
@@ -45,7 +60,8 @@ pub fn params(cx: &Ctx, sw: &SuperwaysSpec, base: &TopologyParams, fabric_link: 
                 }
                 let links = cx.count("links", s.links, None, 1, MAX_LINKS)? as u32;
                 let chosen = match &s.spines {
-                    None => default_spines(links),
+                    None => default_targets(&cx, host, links)?,
+                    Some(_) if to == ShortcutTarget::Leaves => return Err(cx.err("spines", "does not apply when the links go to leaves (to = \"leaves\")")),
                     Some(list) => {
                         if list.len() != links as usize {
                             return Err(cx.err("spines", format!("lists {} spines for {links} links (one per link)", list.len())));
@@ -57,12 +73,12 @@ pub fn params(cx: &Ctx, sw: &SuperwaysSpec, base: &TopologyParams, fabric_link: 
                         list.iter().map(|&j| j as u32).collect()
                     }
                 };
-                out.push(ShortcutServer { host, spines: chosen });
+                out.push(ShortcutServer { host, switches: chosen });
             }
             out
         }
     };
-    Ok(SuperwaysParams { servers, link })
+    Ok(SuperwaysParams { servers, to, link })
 }
 
 /// A server by host number or name (`h{number}`, the builders' naming).

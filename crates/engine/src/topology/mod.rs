@@ -19,7 +19,7 @@ pub use fat_tree::{fat_tree, FatTreeParams};
 pub use graph::{Link, Node, NodeKind, Port, Topology, NO_DC};
 pub use jellyfish::{jellyfish, JellyfishParams};
 pub use leaf_spine::{bcube, leaf_spine, subways, LeafSpineParams};
-pub use superways::{add_superways, ShortcutServer, SuperwaysParams};
+pub use superways::{add_superways, ShortcutServer, ShortcutTarget, SuperwaysParams};
 pub use multi_dc::{multi_dc, DcFabric, Interconnect, MultiDcParams};
 
 use crate::ids::{HostId, NodeId, PortId};
