@@ -13,6 +13,7 @@ import tomli_w
 
 from conftest import DEMO, fanin_cli, one_line
 from fanin import Scenario, ScenarioError
+from fanin.run import run
 from fanin.plan import (
     App,
     Parameters,
@@ -318,12 +319,31 @@ def test_missing_tables() -> None:
         parse_apps({"parameters": params(), "app": [], "apps": []})
 
 
-def test_the_fragment_is_not_read_by_scenarios_yet(tmp_path: Path) -> None:
-    """docs/plan.md says a scenario with the fragment is refused until the `superways` topology
-    exists; when it lands, this test and that sentence change together."""
+LEAF_SPINE = """[topology]
+kind = "leaf_spine"
+leaves = 3
+spines = 2
+hosts_per_leaf = 4
+[[workload]]
+kind = "flow"
+src = "h5"
+dst = "h0"
+bytes = "10KB"
+"""
+
+
+def test_the_fragment_places_the_links_in_a_scenario(tmp_path: Path) -> None:
+    """The plan's fragment, pasted under a leaf-spine, gives server 0 its extra link to spine 0;
+    a dumbbell has no spines and refuses it, naming the table."""
     p, apps = load([("search", 96, 5)])
+    frag = plan_json(place(apps, p))["scenario_fragment"]
     scenario = tmp_path / "s.toml"
-    scenario.write_text(DEMO.read_text() + "\n" + plan_json(place(apps, p))["scenario_fragment"])
+    scenario.write_text(LEAF_SPINE + frag)
+    r = run(Scenario.load(scenario))
+    assert r.flows["completed"].all()
+    ports = set(r.ports["port_name"])
+    assert {"h0->leaf0", "h0->spine0", "spine0->h0"} <= ports and "h1->spine0" not in ports
+    scenario.write_text(DEMO.read_text() + "\n" + frag)
     with pytest.raises(ScenarioError) as e:
         Scenario.load(scenario).validate()
     assert e.value.path == "topology.superways"

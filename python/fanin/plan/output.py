@@ -1,4 +1,4 @@
-"""A plan as JSON and as the scenario fragment a `superways` topology will read (docs/plan.md)."""
+"""A plan as JSON and as the scenario fragment the `superways` topology reads (docs/plan.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fanin.plan.placement import Plan
 
 FRAGMENT_HEADER = """\
 # Superways placement by `fanin plan place`: incast server slots (0 = first server of the rack
-# closest to the spines) and their extra links to spines. Not yet read by the engine: the
-# `superways` topology that will consume this table does not exist yet (docs/plan.md).
+# closest to the spines, taken as host h0 of the base topology) and their extra links to
+# spines 0, 1, ... (docs/plan.md).
 """
 
 
@@ -39,7 +39,13 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 
 def fragment(plan: Plan) -> str:
-    """TOML text: ``[topology.superways]`` with one ``{ server, links }`` per incast server,
-    servers without extra links included (they still host aggregators)."""
-    rows = "".join(f"  {{ server = {s.server}, links = {s.links} }},\n" for s in plan.servers)
-    return f"{FRAGMENT_HEADER}[topology.superways]\nservers = [\n{rows}]\n"
+    """TOML text: ``[topology.superways]`` with one ``{ server, links }`` per incast server that
+    needs extra links; those that need none (they still host aggregators) are named in a
+    comment, as the topology takes 1 link or more per listed server."""
+    linked = [s for s in plan.servers if s.links > 0]
+    bare = [str(s.server) for s in plan.servers if s.links == 0]
+    note = f"# incast servers with no extra link (leaf port only): {', '.join(bare)}\n" if bare else ""
+    rows = "".join(f"  {{ server = {s.server}, links = {s.links} }},\n" for s in linked)
+    if not linked:
+        return f"{FRAGMENT_HEADER}{note}# no server needs an extra link: no [topology.superways] table\n"
+    return f"{FRAGMENT_HEADER}{note}[topology.superways]\nservers = [\n{rows}]\n"
