@@ -516,9 +516,9 @@ impl World {
         flow.pace_at = NEVER;
         if !flow.finished() {
             self.pump(f, NIL);
-            self.arm_packet_rto(f);
             // A paced segment may be the only one out (the window drained while it
-            // waited): it needs the retransmission timer as any first send does.
+            // waited): it needs a timer as any first send does (`arm_rto` arms Uno's
+            // per-packet deadlines instead when the flow keeps them).
             if self.flows[f.idx()].rto_deadline == NEVER {
                 self.arm_rto(f);
             }
