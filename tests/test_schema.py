@@ -261,6 +261,7 @@ MULTI_DC = {"kind": "multi_dc", "long_haul_link": {"delay": "1ms"}}
 REACHES = {
     "topology.kind": {},
     "topology.superways.to": {"topology": {"kind": "leaf_spine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2, "superways": {"per_rack": 1, "links": 1}}},
+    "topology.level": {"topology": {"kind": "bcube", "leaves": 2, "spines": 1, "hosts_per_leaf": 2}},
     "topology.preset": {"topology": {"kind": "multi_dc"}},
     "topology.fabric": {"topology": {**MULTI_DC, "interconnect": "backbone"}},
     "topology.interconnect": {"topology": {**MULTI_DC, "fabric": "fat_tree", "k": 4}},

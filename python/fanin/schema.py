@@ -22,6 +22,7 @@ FABRICS = ["leaf_spine", "fat_tree"]
 INTERCONNECTS = ["backbone", "border"]
 MARKING_KINDS = ["none", "step", "red", "dequeue_red"]
 BUFFER_KINDS = ["dynamic_threshold"]
+BCUBE_LEVELS = ["switches", "leaf_i_mod_spines"]
 SCHEDULES = ["fifo", "per_flow"]
 SERVICES = ["strict", "wrr"]
 CC_KINDS = ["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"]
@@ -176,6 +177,7 @@ def _topology() -> Schema:
             "fabric_link": _ref("link", f"switch-to-switch {link} (default host_link)"),
             "leaf_ports": _int("jellyfish: network ports of each outer (leaf) switch", 1, 4096),
             "spine_ports": _int("jellyfish: network ports of each inner (spine) switch", 0, 4096, 0),
+            "level": _choice(BCUBE_LEVELS, "bcube: BCube(n, 1) switches, or the Superways code's leaf i mod spines"),
             "superways": _superways(),
             "preset": _choice(PRESETS, "multi_dc: fills every field not given, and the switch queues"),
             "dcs": _int("multi_dc: datacenters", 2, 16, 2),
@@ -201,7 +203,7 @@ def _topology() -> Schema:
         "fat_tree": ["host_link", "k", "fabric_link"],
         "multi_dc": multi_dc,
         "subways": leaf_spine,
-        "bcube": leaf_spine,
+        "bcube": [*leaf_spine, "level"],
         "jellyfish": [*leaf_spine, "leaf_ports", "spine_ports"],
     }
     return _by_kind(table, "kind", fields)
@@ -536,6 +538,7 @@ def scenario_schema() -> Schema:
                             ),
                             "size": SIZE("every switch's buffer B (in pkt: counts packets)"),
                             "per_port": SIZE("B = the switch's ports x this (default [switch.queue] limit); not with size"),
+                            "update": TIME("periodic variant: T = alpha (B - inactive q) / (1 + alpha active), every update"),
                         },
                         "A buffer shared by each switch's egress ports; admit to port i iff"
                         " q_i + pkt <= alpha (B - sum q) and sum q + pkt <= B.",

@@ -68,7 +68,7 @@ fn cases() -> Vec<Case> {
             format!("[topology]\nkind = \"star\"\nsendrs = 4\n{WL}"),
             "topology.sendrs",
             "unknown field",
-            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k", "leaf_ports", "spine_ports", "superways", "preset", "dcs", "fabric", "interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]),
+            Some(&["kind", "senders", "receivers", "host_link", "sender_link", "receiver_link", "core_link", "leaves", "spines", "hosts_per_leaf", "fabric_link", "k", "leaf_ports", "spine_ports", "level", "superways", "preset", "dcs", "fabric", "interconnect", "routers", "border_links", "wan_links", "long_haul_link", "border_link"]),
         ),
         case(
             "unknown field in the second workload",
@@ -374,6 +374,8 @@ fn cases() -> Vec<Case> {
         case("zero WRR weight", format!("{TOPO}[switch.queue]\ncontrol = {{ service = \"wrr\", weight = 0 }}\n{WL}"), "switch.queue.control.weight", "must be between 1 and 1000000, got 0", none),
         case("zero control limit", format!("{TOPO}[switch.queue]\ntrim = true\ncontrol = {{ limit = \"0pkt\" }}\n{WL}"), "switch.queue.control.limit", "must be positive", none),
         case("byte limit below one packet", format!("{TOPO}[switch.queue]\nlimit = \"1000B\"\n{WL}"), "switch.queue.limit", "1000 B cannot hold one 1500-byte packet", none),
+        case("unknown bcube level", format!("[topology]\nkind = \"bcube\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2\nlevel = \"tree\"\n{WL}"), "topology.level", "unknown value `tree`", Some(&["switches", "leaf_i_mod_spines"])),
+        case("level on a leaf_spine", format!("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2\nlevel = \"switches\"\n{WL}"), "topology.level", "", None),
         case("unknown buffer kind", format!("{TOPO}[switch.buffer]\nkind = \"static\"\n{WL}"), "switch.buffer.kind", "unknown value `static`", Some(&["dynamic_threshold"])),
         case("buffer without kind", format!("{TOPO}[switch.buffer]\nalpha = 1.0\n{WL}"), "switch.buffer.kind", "is required", Some(&["dynamic_threshold"])),
         case("zero alpha", format!("{TOPO}[switch.buffer]\nkind = \"dynamic_threshold\"\nalpha = 0.0\n{WL}"), "switch.buffer.alpha", "must be in (0, 1000000], got 0", none),
@@ -388,6 +390,7 @@ fn cases() -> Vec<Case> {
             "give either size or per_port, not both",
             none,
         ),
+        case("zero buffer update", format!("{TOPO}[switch.buffer]\nkind = \"dynamic_threshold\"\nupdate = \"0ms\"\n{WL}"), "switch.buffer.update", "must be a positive time", none),
         case("unknown buffer field", format!("{TOPO}[switch.buffer]\nkind = \"dynamic_threshold\"\nthreshold = 3\n{WL}"), "switch.buffer.threshold", "unknown field", None),
         case("a buffer at a host", format!("{TOPO}[host.buffer]\nkind = \"dynamic_threshold\"\n{WL}"), "host.buffer", "only switches have a shared buffer ([switch.buffer])", none),
         case(

@@ -85,3 +85,26 @@ fn a_shared_buffer_in_bytes_conserves_bytes_while_it_drops_and_trims() {
         assert!(max <= 20_500 && max > 18_000, "{trim}: {max} B at most");
     }
 }
+
+/// The periodic variant (the Superways authors' module): T = 2B until the first
+/// recomputation, then alpha (B - inactive) / (1 + alpha x active ports).
+#[test]
+fn periodic_threshold_follows_the_ports_active_in_the_last_period() {
+    let buffer = |update: &str| {
+        incast(&format!("[switch.queue]\nlimit = \"1000pkt\"\n[switch.buffer]\nkind = \"dynamic_threshold\"\nper_port = \"20pkt\"\nupdate = \"{update}\""))
+    };
+    // Recomputed every 1 ms: the whole burst (80 packets within 12 us) meets T = 2B = 360,
+    // so only the 180-packet buffer bounds it: nothing is dropped.
+    let slow = common::run(&buffer("1ms"));
+    let (drops, slow_max) = receiver_port(&slow);
+    assert_eq!(drops, 0);
+    assert!(slow_max > 60, "{slow_max} waited at most");
+    // Every 4 us: at 4 us only the receiver's port has admitted (T = 180 / 2 = 90); at
+    // 8 us the first ACKs (the receiver's first packet lands at 6.4 us) make the senders'
+    // ports active too, and T falls to 180 / (1 + active) while the burst still waits.
+    let fast = common::run(&buffer("4us"));
+    // Exact Dynamic Threshold at the same alpha drops nothing here (the test above); this
+    // reading of it does, since idle ACK ports count as sharers.
+    let (drops, max) = receiver_port(&fast);
+    assert!(drops > 0 && max < slow_max, "every 4 us: {drops} dropped, {max} at most");
+}

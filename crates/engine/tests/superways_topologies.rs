@@ -109,6 +109,32 @@ fn bcube_level_links_same_index_servers() {
     assert_eq!(r.hops(HostId(0), HostId(4)), 4);
 }
 
+/// The authors' code's "BCube": host i (leaf-major) also links to leaf i mod spines.
+#[test]
+fn bcube_code_variant_links_host_i_to_leaf_i_mod_spines() {
+    let t = topo("kind = \"bcube\"\nlevel = \"leaf_i_mod_spines\"\nleaves = 3\nspines = 2\nhosts_per_leaf = 3", 1);
+    // No switch added: 9 hosts + 3 leaves + 2 spines; 9 + 9 host links, 3 x 2 fabric.
+    assert_eq!((t.nodes.len(), t.links.len()), (14, 24));
+    // h0's second link doubles its own leaf (a LAG of two); h4 (rack 1) goes to leaf0.
+    assert_eq!(links_of(&t, "h0"), [("leaf0".into(), G10), ("leaf0".into(), G10)]);
+    assert_eq!(links_of(&t, "h4"), [("leaf1".into(), G10), ("leaf0".into(), G10)]);
+    let r = Routes::shortest_paths(&t);
+    // h6 (rack 2) reaches h0 in 2 hops through its link to leaf0, which then hashes over
+    // h0's two parallel links.
+    assert_eq!(next(&t, &r, "h6", 0), ["h6->leaf0"]);
+    assert_eq!(next(&t, &r, "leaf0", 0), ["leaf0->h0", "leaf0->h0"]);
+    assert_eq!(r.hops(HostId(6), HostId(0)), 2);
+    // h6 -> h7 (same rack, h7's second link on leaf1): its own leaf, 2 hops.
+    assert_eq!(next(&t, &r, "h6", 7), ["h6->leaf2"]);
+}
+
+#[test]
+fn bcube_code_variant_needs_a_leaf_per_spine() {
+    let toml = format!("[topology]\nkind = \"bcube\"\nlevel = \"leaf_i_mod_spines\"\nleaves = 2\nspines = 3\nhosts_per_leaf = 1\n{WL}");
+    let e = parse_scenario(&toml, &common::load_file).err().expect("an error").to_string();
+    assert!(e.contains("topology.level") && e.contains("needs spines <= leaves, got 3 > 2"), "{e}");
+}
+
 /// The paper's Jellyfish: 20 outer switches (20 servers, 10 network ports each), 10 inner
 /// (20 ports), 40G links.
 const JELLYFISH: &str = "kind = \"jellyfish\"\nleaves = 20\nhosts_per_leaf = 20\nleaf_ports = 10\nspines = 10\nspine_ports = 20\n\

@@ -42,10 +42,12 @@ pub enum EventKind {
     ProxyTurn = 12,
     /// A flow held back by TCP Small Queues: one of its segments has left its NIC.
     Wake = 13,
+    /// A shared buffer's periodic threshold recomputation (index: the buffer).
+    BufferTick = 14,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 14] = [
+const KINDS: [EventKind; 15] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -60,6 +62,7 @@ const KINDS: [EventKind; 14] = [
     EventKind::PacketRto,
     EventKind::ProxyTurn,
     EventKind::Wake,
+    EventKind::BufferTick,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -113,7 +116,8 @@ impl Event {
             10 => EventKind::Pace,
             11 => EventKind::PacketRto,
             12 => EventKind::ProxyTurn,
-            _ => EventKind::Wake,
+            13 => EventKind::Wake,
+            _ => EventKind::BufferTick,
         }
     }
 

@@ -31,10 +31,25 @@
 //! So the decision is always the one the exact occupancy gives, runs without a shared
 //! buffer pay nothing, and a switch pays the walk over its ports only for packets the
 //! stale test refuses.
+//!
+//! **The periodic variant** (`update`: the Superways authors' ns-3 shared-buffer module).
+//! The threshold is not `alpha (B - sum)` at each packet but a value recomputed every
+//! `update` while any port is active:
+//!
+//! ```text
+//! T = alpha * (B - sum of the inactive ports' q_j) / (1 + alpha * active ports)
+//! ```
+//!
+//! (Choudhury-Hahne's steady state for that many busy ports), where a port is active at a
+//! recomputation if it admitted a packet at most `update` earlier. The first admission
+//! into an idle buffer starts the recomputations `update` later; one that finds every
+//! port inactive stops them. Until the first, T = 2B (no port limit). `sum q + pkt <= B`
+//! still holds at every packet. A recomputation is an event that first catches every port
+//! of the switch up, so the inactive ports' backlogs it reads are exact.
 
 use crate::ids::PortId;
 use crate::net::queue::Backlog;
-use crate::units::Size;
+use crate::units::{Size, Time};
 
 /// `[switch.buffer]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,6 +57,9 @@ pub struct BufferConfig {
     /// alpha_DT: how much of the free buffer one port may take.
     pub alpha: f64,
     pub size: BufferSize,
+    /// None: the threshold follows every packet (Choudhury-Hahne). Some(period): it is
+    /// recomputed every period from the active ports (the module comment).
+    pub update: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,6 +92,9 @@ impl BufferSize {
 /// Not a switch port with a shared buffer.
 const NONE: u32 = u32::MAX;
 
+/// A port that never admitted a packet (periodic variant).
+const NEVER: Time = Time::MAX;
+
 /// One switch's buffer.
 #[derive(Clone, Debug)]
 struct DynamicThreshold {
@@ -85,6 +106,10 @@ struct DynamicThreshold {
     /// Its ports: `members[first..first + ports]`.
     first: u32,
     ports: u32,
+    /// Periodic variant: the threshold of the last recomputation, in units.
+    threshold: f64,
+    /// Periodic variant: a recomputation is scheduled.
+    ticking: bool,
 }
 
 /// The shared buffers of every switch, and which port draws on which.
@@ -98,6 +123,10 @@ pub struct SharedBuffers {
     /// Per port: its backlog, in units, when the switch last looked at it.
     counted: Vec<u64>,
     members: Vec<PortId>,
+    /// The periodic variant's period.
+    update: Option<Time>,
+    /// Periodic variant, per port: when it last admitted a packet (`NEVER`).
+    last_admit: Vec<Time>,
     /// Tests only: catch the switch up before every decision (the slow path always).
     pub(crate) always_exact: bool,
 }
@@ -111,16 +140,21 @@ impl SharedBuffers {
             port_buffer: vec![NONE; port_count],
             counted: vec![0; port_count],
             members: Vec::new(),
+            update: config.update,
+            last_admit: if config.update.is_some() { vec![NEVER; port_count] } else { Vec::new() },
             always_exact: false,
         };
         for ports in switches {
             let id = sb.switches.len() as u32;
+            let size = config.size.units(ports.len() as u64);
             sb.switches.push(DynamicThreshold {
                 alpha: config.alpha,
-                size: config.size.units(ports.len() as u64),
+                size,
                 occupied: 0,
                 first: sb.members.len() as u32,
                 ports: ports.len() as u32,
+                threshold: 2.0 * size as f64,
+                ticking: false,
             });
             for &p in ports {
                 sb.port_buffer[p.idx()] = id;
@@ -165,15 +199,53 @@ impl SharedBuffers {
     }
 
     /// The most port `i`, holding `q_i`, may hold after an arrival: the Dynamic Threshold
-    /// `floor(alpha * (B - sum))` and the buffer's free space `q_i + B - sum`, whichever is
-    /// lower (both bound `q_i + pkt`).
+    /// (`floor(alpha * (B - sum))`, or the periodic variant's last value) and the buffer's
+    /// free space `q_i + B - sum`, whichever is lower (both bound `q_i + pkt`).
     #[inline(always)]
     pub fn room(&self, b: u32, q_i: u64) -> u64 {
         let s = &self.switches[b as usize];
         let free = s.size.saturating_sub(s.occupied);
+        let threshold = match self.update {
+            None => s.alpha * free as f64,
+            Some(_) => s.threshold,
+        };
         // Exact for any buffer below 2^53 units; `as` saturates a huge product.
-        let threshold = (s.alpha * free as f64).floor() as u64;
-        threshold.min(q_i + free)
+        (threshold.floor() as u64).min(q_i + free)
+    }
+
+    /// The periodic variant's period, if this is it.
+    #[inline(always)]
+    pub fn update(&self) -> Option<Time> {
+        self.update
+    }
+
+    /// Periodic variant: port `port` of buffer `b` admitted a packet at `now`. True if this
+    /// starts the buffer's recomputations (the caller schedules the first, one period on).
+    pub fn admitted(&mut self, b: u32, port: PortId, now: Time) -> bool {
+        self.last_admit[port.idx()] = now;
+        let s = &mut self.switches[b as usize];
+        !std::mem::replace(&mut s.ticking, true)
+    }
+
+    /// Periodic variant: recomputes buffer `b`'s threshold at `now` from its counts, which
+    /// the caller has made exact. True if a port is still active (schedule the next).
+    pub fn recompute(&mut self, b: u32, now: Time) -> bool {
+        let period = self.update.expect("periodic buffer");
+        let s = &self.switches[b as usize];
+        let (mut active, mut inactive_units) = (0u64, 0u64);
+        for &p in &self.members[s.first as usize..(s.first + s.ports) as usize] {
+            let last = self.last_admit[p.idx()];
+            if last != NEVER && now - last <= period {
+                active += 1;
+            } else {
+                inactive_units += self.counted[p.idx()];
+            }
+        }
+        let s = &mut self.switches[b as usize];
+        let free_of_inactive = s.size.saturating_sub(inactive_units) as f64;
+        s.threshold = s.alpha * free_of_inactive / (1.0 + s.alpha * active as f64);
+        s.ticking = active > 0;
+        s.ticking
     }
 
     /// A room in the buffer's units as a bound on a queue's backlog.
@@ -193,7 +265,7 @@ mod tests {
     use super::*;
 
     fn two_ports(alpha: f64, size: u64) -> SharedBuffers {
-        let config = BufferConfig { alpha, size: BufferSize::Total(Size::Packets(size)) };
+        let config = BufferConfig { alpha, size: BufferSize::Total(Size::Packets(size)), update: None };
         SharedBuffers::new(&config, &[vec![PortId(0), PortId(1)]], 3)
     }
 
@@ -225,7 +297,7 @@ mod tests {
         // T = 8 * 4 = 32, but only 4 units are free: port 0 may reach 0 + 4.
         assert_eq!(sb.room(0, 0), 4);
         // Per port: B = 2 ports x 5 units.
-        let config = BufferConfig { alpha: 0.5, size: BufferSize::PerPort(Size::Bytes(5)) };
+        let config = BufferConfig { alpha: 0.5, size: BufferSize::PerPort(Size::Bytes(5)), update: None };
         let sb = SharedBuffers::new(&config, &[vec![PortId(0), PortId(1)]], 2);
         assert_eq!((sb.room(0, 0), sb.as_backlog(5)), (5, Backlog { bytes: 5, pkts: u64::MAX }));
     }

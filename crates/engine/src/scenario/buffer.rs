@@ -25,7 +25,11 @@ pub fn buffer(cx: &Ctx, b: Option<&BufferSpec>, switch_queue: &QueueConfig, pack
         (None, None) if switch_queue.limit_pkts != u64::MAX => BufferSize::PerPort(Size::Packets(switch_queue.limit_pkts)),
         (None, None) => BufferSize::PerPort(Size::Bytes(switch_queue.limit_bytes)),
     };
-    Ok(Some(BufferConfig { alpha, size }))
+    let update = match cx.opt_time("update", &b.update)? {
+        Some(0) => return Err(cx.err("update", "must be a positive time, e.g. \"1ms\"")),
+        t => t,
+    };
+    Ok(Some(BufferConfig { alpha, size, update }))
 }
 
 fn positive(cx: &Ctx, key: &str, s: Size, packet: u64) -> Result<Size, ScenarioError> {

@@ -3,10 +3,11 @@
 use super::fields::Ctx;
 use super::spec::{LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
 use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
-use crate::topology::{DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
+use crate::topology::{BcubeLevel, DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
 use crate::units::Size;
 use crate::ScenarioError;
 
+pub const BCUBE_LEVELS: &[&str] = &["switches", "leaf_i_mod_spines"];
 pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc", "subways", "bcube", "jellyfish"];
 pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
@@ -33,7 +34,7 @@ pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkPara
 pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<Topology, ScenarioError> {
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
     if kind == "multi_dc" {
-        cx.reject(kind, &[("leaf_ports", t.leaf_ports.is_some()), ("spine_ports", t.spine_ports.is_some()), ("superways", t.superways.is_some())])?;
+        cx.reject(kind, &[("leaf_ports", t.leaf_ports.is_some()), ("spine_ports", t.spine_ports.is_some()), ("level", t.level.is_some()), ("superways", t.superways.is_some())])?;
         return super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e));
     }
     cx.only(kind, &given_fields(t), reads(kind))?;
@@ -59,7 +60,13 @@ pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<Topology, Scena
             };
             match kind {
                 "subways" => TopologyParams::Subways(p),
-                "bcube" => TopologyParams::Bcube(p),
+                "bcube" => {
+                    let level = bcube_level(cx, t)?;
+                    if level == BcubeLevel::LeafIModSpines && p.spines > p.leaves {
+                        return Err(cx.err("level", format!("`leaf_i_mod_spines` needs spines <= leaves, got {} > {}", p.spines, p.leaves)));
+                    }
+                    TopologyParams::Bcube(p, level)
+                }
                 _ => TopologyParams::LeafSpine(p),
             }
         }
@@ -107,6 +114,16 @@ fn jellyfish(cx: &Ctx, t: &TopologySpec, host_link: LinkParams, fabric_link: Lin
     Ok(p)
 }
 
+/// `bcube`'s `level`: a BCube(n, 1) level of switches (default), or the Superways code's
+/// second NIC to a leaf.
+fn bcube_level(cx: &Ctx, t: &TopologySpec) -> Result<BcubeLevel, ScenarioError> {
+    Ok(match cx.choice("level", t.level.as_deref(), Some("switches"), BCUBE_LEVELS)? {
+        "switches" => BcubeLevel::Switches,
+        "leaf_i_mod_spines" => BcubeLevel::LeafIModSpines,
+        other => unreachable!("level `{other}` is in BCUBE_LEVELS but has no builder"),
+    })
+}
+
 /// The fields kinds other than `multi_dc` may read, in the order errors name them.
 fn given_fields(t: &TopologySpec) -> Vec<(&'static str, bool)> {
     let mut g = super::multi_dc::own_fields(t).to_vec();
@@ -123,6 +140,7 @@ fn given_fields(t: &TopologySpec) -> Vec<(&'static str, bool)> {
         ("fabric_link", t.fabric_link.is_some()),
         ("leaf_ports", t.leaf_ports.is_some()),
         ("spine_ports", t.spine_ports.is_some()),
+        ("level", t.level.is_some()),
         ("superways", t.superways.is_some()),
     ]);
     g
@@ -133,7 +151,8 @@ fn reads(kind: &str) -> &'static [&'static str] {
     match kind {
         "dumbbell" => &["senders", "receivers", "sender_link", "receiver_link", "core_link"],
         "star" => &["senders", "receivers", "sender_link", "receiver_link"],
-        "leaf_spine" | "subways" | "bcube" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "superways"],
+        "leaf_spine" | "subways" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "superways"],
+        "bcube" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "superways", "level"],
         "jellyfish" => &["leaves", "spines", "hosts_per_leaf", "fabric_link", "leaf_ports", "spine_ports", "superways"],
         "fat_tree" => &["k", "fabric_link"],
         _ => &[],

@@ -62,6 +62,8 @@ pub struct TopologySpec {
     // jellyfish: network ports per outer (leaf) and inner (spine) switch
     pub leaf_ports: Option<i64>,
     pub spine_ports: Option<i64>,
+    /// bcube: what each host's second link goes to (`BCUBE_LEVELS`).
+    pub level: Option<String>,
     /// Superways shortcuts on a leaf_spine, subways, bcube or jellyfish base.
     pub superways: Option<SuperwaysSpec>,
     // multi_dc
@@ -125,6 +127,7 @@ pub struct BufferSpec {
     pub alpha: Option<f64>,
     pub size: Option<String>,
     pub per_port: Option<String>,
+    pub update: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

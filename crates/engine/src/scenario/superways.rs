@@ -17,7 +17,7 @@ pub const TARGETS: &[&str] = &["spines", "leaves"];
 /// `links = 3`: server 19 of every rack, links to spines 0..3 (the paper's code).
 pub fn params(cx: &Ctx, sw: &SuperwaysSpec, base: &TopologyParams, fabric_link: LinkParams) -> Result<SuperwaysParams, ScenarioError> {
     let (racks, per_rack, spines) = match base {
-        TopologyParams::LeafSpine(p) | TopologyParams::Subways(p) | TopologyParams::Bcube(p) => (p.leaves, p.hosts_per_leaf, p.spines),
+        TopologyParams::LeafSpine(p) | TopologyParams::Subways(p) | TopologyParams::Bcube(p, _) => (p.leaves, p.hosts_per_leaf, p.spines),
         TopologyParams::Jellyfish(p) => (p.leaves, p.hosts_per_leaf, p.spines),
         _ => unreachable!("superways on a base the topology layer did not allow"),
     };

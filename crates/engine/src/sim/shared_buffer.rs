@@ -2,6 +2,7 @@
 //! module comment states the rule that keeps it exact under lazy catch-up).
 
 use super::world::{port_at, World};
+use crate::des::{Event, EventKind};
 use crate::ids::PortId;
 use crate::net::queue::{Admission, Backlog};
 use crate::packet::PacketRef;
@@ -40,8 +41,24 @@ impl World {
             // port's share is its data backlog.
             let level = sb.level(p.queue.backlog);
             sb.count(b, port, level);
+            if let Some(period) = sb.update() {
+                if admission != Admission::Dropped && sb.admitted(b, port, now) {
+                    self.sched.at(now + period, Event::new(EventKind::BufferTick, b));
+                }
+            }
         }
         admission
+    }
+
+    /// The periodic variant's recomputation of buffer `b`'s threshold, on exact counts.
+    pub(super) fn buffer_tick(&mut self, b: u32) {
+        let now = self.sched.now();
+        self.catch_up_switch(b, now);
+        let sb = self.shared.as_mut().expect("shared buffers");
+        if sb.recompute(b, now) {
+            let period = sb.update().expect("periodic buffer");
+            self.sched.at(now + period, Event::new(EventKind::BufferTick, b));
+        }
     }
 
     /// Starts, on every port of buffer `b`, the packets due before `now`, and counts each
@@ -71,6 +88,12 @@ mod tests {
     /// alpha = 1 and ports of 1000 (never the binding limit); its ports to the first two
     /// hosts.
     fn star() -> (World, PortId, PortId) {
+        let (w, ports) = star_with("");
+        (w, ports[0], ports[1])
+    }
+
+    /// The star with `extra` appended to its `[switch.buffer]`; its ports to hosts 0-2.
+    fn star_with(extra: &str) -> (World, [PortId; 3]) {
         let toml = r#"
 [topology]
 kind = "star"
@@ -81,20 +104,22 @@ limit = "1000pkt"
 [switch.buffer]
 kind = "dynamic_threshold"
 size = "10pkt"
+EXTRA
 [[workload]]
 kind = "incast"
 degree = 2
 bytes_per_sender = "1KB"
 start = "1s"
-"#;
-        let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
+"#
+        .replace("EXTRA", extra);
+        let spec = crate::parse_scenario(&toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
         let world = super::super::build::build(&spec).unwrap();
         let to = |h: u32| {
             let node = world.topo.hosts[h as usize];
             world.topo.ports().find(|(_, p)| p.to == node).unwrap().0
         };
-        let (a, b) = (to(0), to(1));
-        (world, a, b)
+        let ports = [to(0), to(1), to(2)];
+        (world, ports)
     }
 
     /// Offers `n` full-size packets to `port` at the current time; returns how many the
@@ -137,6 +162,44 @@ start = "1s"
         assert_eq!(w.shared.as_ref().unwrap().occupied(0), 7);
         let dropped = |p: PortId| w.ports[p.idx()].queue.counters.dropped_pkts;
         assert_eq!((dropped(a), dropped(b)), (2, 2));
+    }
+
+    /// The periodic variant (alpha 2, B = 10 packets, recomputed every 3 us) by hand.
+    #[test]
+    fn periodic_threshold_counts_the_active_ports() {
+        let (mut w, [a, b, c]) = star_with("alpha = 2.0\nupdate = \"3us\"");
+        let threshold = |w: &World| w.shared.as_ref().unwrap().room(0, 0);
+        // Before any recomputation T = 2B = 20: only the free space binds. A takes 7 (one
+        // starts, six wait); B at 1 us takes 2 (one starts, one waits).
+        assert_eq!(offer(&mut w, a, 0, 7), 0);
+        w.sched.advance_to(1_000_000);
+        assert_eq!(offer(&mut w, b, 1, 2), 0);
+        assert_eq!((waiting(&w, a), waiting(&w, b)), (6, 1));
+        // At 3 us: A has started two more (1.2, 2.4 us): 4 wait; B's second started at 2.2.
+        // Both admitted within 3 us: T = 2 x (10 - 0) / (1 + 2 x 2) = 4.
+        w.sched.advance_to(3_000_000);
+        w.buffer_tick(0);
+        assert_eq!((waiting(&w, a), waiting(&w, b), threshold(&w)), (4, 0, 4));
+        // A holds 4 = T: refused. C starts one and queues up to T = 4: the sixth is refused.
+        assert_eq!(offer(&mut w, a, 0, 1), 1);
+        assert_eq!(offer(&mut w, c, 2, 6), 1);
+        // At 6 us only C is active (it admitted at 3 us; A's refused packet does not count).
+        // A waits 2 (starts at 3.6, 4.8; the one due at 6.0 has not started), B 0, C 2:
+        // T = 2 x (10 - 2 - 0) / (1 + 2) = 5.33, so A may hold 5 again: three of four.
+        w.sched.advance_to(6_000_000);
+        w.buffer_tick(0);
+        assert_eq!((waiting(&w, a), waiting(&w, c), threshold(&w)), (2, 2, 5));
+        assert_eq!(offer(&mut w, a, 0, 4), 1);
+        // At 9 us A (6 us) is active, C (3 us) not: C's last 2 waiting have gone (6.6, 7.8),
+        // so T = 2 x 10 / 3 = 6; at 13 us nobody has admitted for 3 us: T = 2 x (10 - 0)
+        // = 20 and the recomputations stop until the next admission.
+        w.sched.advance_to(9_000_000);
+        w.buffer_tick(0);
+        assert_eq!(threshold(&w), 6);
+        w.sched.advance_to(13_000_000);
+        w.buffer_tick(0);
+        assert!(!w.shared.as_mut().unwrap().recompute(0, 13_000_000), "no port is active");
+        assert_eq!(threshold(&w), 10, "the free space (10) binds below T = 20");
     }
 
     /// The stale-sum shortcut is only a shortcut: a leaf-spine with several incasts and a

@@ -272,6 +272,7 @@ impl World {
             EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
             EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
             EventKind::Wake => self.wake_fired(FlowId(ev.index())),
+            EventKind::BufferTick => self.buffer_tick(ev.index()),
         }
     }
 

@@ -55,15 +55,38 @@ pub fn subways(p: &LeafSpineParams) -> Topology {
     t
 }
 
-/// Leaf-spine plus one BCube(n, 1) level (Guo et al., SIGCOMM '09), n = `hosts_per_leaf`:
-/// switch `bcube{j}` links host `j` of every rack at the host rate. Hosts do not relay
-/// (routing never transits a host), so it only adds paths between same-index hosts.
-pub fn bcube(p: &LeafSpineParams) -> Topology {
+/// Where `bcube`'s hosts take their second link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BcubeLevel {
+    /// One BCube(n, 1) level (Guo et al., SIGCOMM '09), n = `hosts_per_leaf`: switch
+    /// `bcube{j}` links host `j` of every rack.
+    Switches,
+    /// The Superways authors' ns-3 code: host `i` (numbered leaf-major) links to leaf
+    /// `i mod spines`, so a host whose leaf that is has two parallel links to it.
+    LeafIModSpines,
+}
+
+/// Leaf-spine plus a second link per host at the host rate, as `level` says. Hosts do not
+/// relay (routing never transits a host), so a BCube level only adds paths between
+/// same-index hosts.
+pub fn bcube(p: &LeafSpineParams, level: BcubeLevel) -> Topology {
     let mut t = leaf_spine(p);
-    let level: Vec<NodeId> = (0..p.hosts_per_leaf).map(|j| t.add_node(NodeKind::Switch, format!("bcube{j}"))).collect();
-    for n in 0..p.leaves * p.hosts_per_leaf {
-        let h = t.hosts[n as usize];
-        connect(&mut t, h, level[(n % p.hosts_per_leaf) as usize], p.host_link);
+    let hosts = p.leaves * p.hosts_per_leaf;
+    match level {
+        BcubeLevel::Switches => {
+            let level: Vec<NodeId> = (0..p.hosts_per_leaf).map(|j| t.add_node(NodeKind::Switch, format!("bcube{j}"))).collect();
+            for n in 0..hosts {
+                let h = t.hosts[n as usize];
+                connect(&mut t, h, level[(n % p.hosts_per_leaf) as usize], p.host_link);
+            }
+        }
+        BcubeLevel::LeafIModSpines => {
+            let leaf = |r: u32| NodeId::from((hosts + r) as usize);
+            for n in 0..hosts {
+                let h = t.hosts[n as usize];
+                connect(&mut t, h, leaf(n % p.spines), p.host_link);
+            }
+        }
     }
     t
 }

@@ -18,7 +18,7 @@ pub use dumbbell::{dumbbell, DumbbellParams};
 pub use fat_tree::{fat_tree, FatTreeParams};
 pub use graph::{Link, Node, NodeKind, Port, Topology, NO_DC};
 pub use jellyfish::{jellyfish, JellyfishParams};
-pub use leaf_spine::{bcube, leaf_spine, subways, LeafSpineParams};
+pub use leaf_spine::{bcube, leaf_spine, subways, BcubeLevel, LeafSpineParams};
 pub use superways::{add_superways, ShortcutServer, ShortcutTarget, SuperwaysParams};
 pub use multi_dc::{multi_dc, DcFabric, Interconnect, MultiDcParams};
 
@@ -40,7 +40,7 @@ pub enum TopologyParams {
     FatTree(FatTreeParams),
     MultiDc(MultiDcParams),
     Subways(LeafSpineParams),
-    Bcube(LeafSpineParams),
+    Bcube(LeafSpineParams, BcubeLevel),
     Jellyfish(JellyfishParams),
     /// A base topology with Superways shortcuts added.
     Superways(Box<TopologyParams>, SuperwaysParams),
@@ -56,7 +56,7 @@ impl TopologyParams {
             TopologyParams::FatTree(p) => fat_tree(p),
             TopologyParams::MultiDc(p) => multi_dc(p),
             TopologyParams::Subways(p) => subways(p),
-            TopologyParams::Bcube(p) => bcube(p),
+            TopologyParams::Bcube(p, level) => bcube(p, *level),
             TopologyParams::Jellyfish(p) => jellyfish(p, seed).ok_or("no connected random wiring in 64 draws (too few ports?)")?,
             TopologyParams::Superways(base, p) => {
                 let mut t = base.build(seed)?;
