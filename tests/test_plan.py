@@ -172,14 +172,14 @@ def test_place_through_the_cli_json_and_table(tmp_path: Path) -> None:
     assert data["servers"] == [
         {"server": 0, "extra_links": 1, "residual_spine_buffer_bytes": 197_604.0, "residual_leaf_buffer_bytes": 0.0}
     ]
-    assert data["scenario_fragment"].endswith("[topology.superways]\nservers = [\n  { server = 0, links = 1 },\n]\n")
+    assert data["scenario_fragment"].endswith("[topology.superways]\nservers = [\n  { server = 0, links = 1, leaf_senders = 84 },\n]\n")
     p, apps = load([("search", 96, 5), ("web", 48, 2)])
     assert data == plan_json(place(apps, p))
     r = fanin_cli("plan", "place", str(path))
     assert r.returncode == 0, r.stderr
     assert "U = 0.05888, r_l = 225,868 B, U' = 1.139, N = 79.91, beta = 7/8, L = 0.03533 -> 1 link" in r.stdout
     assert "r_s = 231,521 B" in r.stdout and "197,604 B" in r.stdout
-    assert "{ server = 0, links = 1 }," in r.stdout
+    assert "{ server = 0, links = 1, leaf_senders = 84 }," in r.stdout
 
 
 # ---- cost model ----
@@ -347,3 +347,34 @@ def test_the_fragment_places_the_links_in_a_scenario(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as e:
         Scenario.load(scenario).validate()
     assert e.value.path == "topology.superways"
+
+
+def test_the_fragments_split_routes_the_senders(tmp_path: Path) -> None:
+    """The worked example's split (84 of d = 96 senders through the leaf port, 12 over the one
+    extra link), pasted under a 6 x 20 leaf-spine with an aggregator at h0: with equal
+    responses and no loss, exactly 12/96 of the bytes into h0 arrive over the extra link."""
+    p, apps = load([("search", 96, 5)])
+    frag = plan_json(place(apps, p))["scenario_fragment"]
+    pool = ", ".join(f'"h{h}"' for h in [*range(1, 6), *range(20, 120)])
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        f"""[topology]
+kind = "leaf_spine"
+leaves = 6
+spines = 2
+hosts_per_leaf = 20
+[[workload]]
+kind = "aggregator_incast"
+aggregators = ["h0"]
+senders = [{pool}]
+degree = 96
+sizes = "constant 3KB"
+load = 0.5
+capacity = "10Gbps"
+stop = "10ms"
+"""
+        + frag
+    )
+    ports = run(Scenario.load(scenario)).ports.set_index("port_name")["tx_bytes"]
+    extra, leaf = int(ports["spine0->h0"]), int(ports["leaf0->h0"])
+    assert extra > 0 and extra * 96 == (extra + leaf) * 12

@@ -219,6 +219,7 @@ def _superways() -> Schema:
                 "items": {"type": "integer", "minimum": 0},
                 "description": "the spine of each link (default 0, 1, ...; a spine twice: a LAG)",
             },
+            "leaf_senders": _int("the heuristic's split: its first incast senders through its leaf", 0),
         },
         "an incast server and its extra links",
         required=("server", "links"),
@@ -230,6 +231,7 @@ def _superways() -> Schema:
             "links": _int("per_rack: extra links per server, to spines 0, 1, ...", 1, 64),
             "link": _ref("link", "the extra links' rate and delay (default fabric_link)"),
             "to": _choice(SHORTCUT_TARGETS, "where the extra links go: spines (Superways), or the next racks' leaves (Fig. 12)", "spines"),
+            "leaf_senders": _int("per_rack: each server's leaf_senders", 0),
         },
         "Superways: extra links from incast servers straight to spine switches.",
     )

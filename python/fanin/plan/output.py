@@ -8,8 +8,9 @@ from fanin.plan.placement import Plan
 
 FRAGMENT_HEADER = """\
 # Superways placement by `fanin plan place`: incast server slots (0 = first server of the rack
-# closest to the spines, taken as host h0 of the base topology) and their extra links to
-# spines 0, 1, ... (docs/plan.md).
+# closest to the spines, taken as host h0 of the base topology), their extra links to
+# spines 0, 1, ..., and how many of their incast senders keep to the leaf port (the rest use
+# the extra links; list each server's first-placed app's workload first) (docs/plan.md).
 """
 
 
@@ -39,13 +40,15 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 
 def fragment(plan: Plan) -> str:
-    """TOML text: ``[topology.superways]`` with one ``{ server, links }`` per incast server that
-    needs extra links; those that need none (they still host aggregators) are named in a
-    comment, as the topology takes 1 link or more per listed server."""
+    """TOML text: ``[topology.superways]`` with one ``{ server, links, leaf_senders }`` per
+    incast server that needs extra links (``leaf_senders``: its apps' senders through the leaf
+    port, the heuristic's split); those that need none (they still host aggregators) are named
+    in a comment, as the topology takes 1 link or more per listed server."""
     linked = [s for s in plan.servers if s.links > 0]
     bare = [str(s.server) for s in plan.servers if s.links == 0]
     note = f"# incast servers with no extra link (leaf port only): {', '.join(bare)}\n" if bare else ""
-    rows = "".join(f"  {{ server = {s.server}, links = {s.links} }},\n" for s in linked)
+    leaf = {s.server: sum(a.leaf_senders for a in plan.apps if a.server == s.server) for s in linked}
+    rows = "".join(f"  {{ server = {s.server}, links = {s.links}, leaf_senders = {leaf[s.server]} }},\n" for s in linked)
     if not linked:
         return f"{FRAGMENT_HEADER}{note}# no server needs an extra link: no [topology.superways] table\n"
     return f"{FRAGMENT_HEADER}{note}[topology.superways]\nservers = [\n{rows}]\n"

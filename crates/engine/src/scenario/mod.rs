@@ -99,7 +99,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let cx = Ctx::root();
     let topology_spec = spec.topology.as_ref().ok_or_else(|| ScenarioError::new("topology", "section is required"))?;
     let seed = spec.seed.unwrap_or(1);
-    let topology = net::topology(&cx.at("topology"), topology_spec, seed)?;
+    let (topology, leaf_quotas) = net::topology(&cx.at("topology"), topology_spec, seed)?;
     let mut transport = transport::transport(&cx.at("transport"), &spec.transport)?;
     let packet = transport.mtu + transport.framing;
     let (switch_queue, inter_queue) = switch_queues(&cx, spec, topology_spec, packet)?;
@@ -138,7 +138,15 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
     let rcx = cx.at("routing");
-    let routing = RoutingConfig { lb: routing::routing(&rcx, &spec.routing)?, static_routes: routing::static_routes(&rcx, &spec.routing.static_routes, &topology)? };
+    let mut static_routes = routing::static_routes(&rcx, &spec.routing.static_routes, &topology)?;
+    for r in superways::quota_routes(&leaf_quotas, &workloads, &topology) {
+        if let Some(i) = static_routes.iter().position(|o| (o.src, o.dst) == (r.src, r.dst)) {
+            let msg = format!("routes h{} -> h{}, which topology.superways.leaf_senders already routes", r.src.0, r.dst.0);
+            return Err(rcx.at(&format!("static[{i}]")).err("src", msg));
+        }
+        static_routes.push(r);
+    }
+    let routing = RoutingConfig { lb: routing::routing(&rcx, &spec.routing)?, static_routes };
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,

@@ -2,6 +2,7 @@
 
 use super::fields::Ctx;
 use super::spec::{LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
+use super::superways::LeafQuota;
 use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
 use crate::topology::{BcubeLevel, DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
 use crate::units::Size;
@@ -31,11 +32,12 @@ pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkPara
     })
 }
 
-pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<Topology, ScenarioError> {
+/// The topology, and the Superways servers whose incast senders are split by `leaf_senders`.
+pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<(Topology, Vec<LeafQuota>), ScenarioError> {
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
     if kind == "multi_dc" {
         cx.reject(kind, &[("leaf_ports", t.leaf_ports.is_some()), ("spine_ports", t.spine_ports.is_some()), ("level", t.level.is_some()), ("superways", t.superways.is_some())])?;
-        return super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e));
+        return Ok((super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e))?, Vec::new()));
     }
     cx.only(kind, &given_fields(t), reads(kind))?;
     let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
@@ -80,14 +82,14 @@ pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<Topology, Scena
         }
         other => unreachable!("kind `{other}` is in TOPOLOGY_KINDS but has no builder"),
     };
-    let params = match &t.superways {
+    let (params, quotas) = match &t.superways {
         Some(sw) => {
-            let p = super::superways::params(&cx.at("superways"), sw, &params, fabric_link)?;
-            TopologyParams::Superways(Box::new(params), p)
+            let (p, quotas) = super::superways::params(&cx.at("superways"), sw, &params, fabric_link)?;
+            (TopologyParams::Superways(Box::new(params), p), quotas)
         }
-        None => params,
+        None => (params, Vec::new()),
     };
-    params.build(seed).map_err(|e| cx.err("kind", e))
+    Ok((params.build(seed).map_err(|e| cx.err("kind", e))?, quotas))
 }
 
 /// Jellyfish's switches: each may have at most one link to every other switch (no

@@ -88,6 +88,8 @@ pub struct SuperwaysSpec {
     pub links: Option<i64>,
     pub link: Option<LinkSpec>,
     pub to: Option<String>,
+    /// With `per_rack`: every server's `leaf_senders`.
+    pub leaf_senders: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -97,6 +99,8 @@ pub struct ShortcutSpec {
     pub server: Option<HostRef>,
     pub links: Option<i64>,
     pub spines: Option<Vec<i64>>,
+    /// The placement heuristic's split: this many of its incast senders come through its leaf.
+    pub leaf_senders: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Clone)]
