@@ -50,6 +50,7 @@ def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str,
     s.set("record.queue_events", {})
     s.set("record.windows", {})
     s.set("record.rates", {"interval": "10us"})
+    s.set("event", [{"at": "1s", "link": "bottleneck", "action": "fail"}])
     r = fanin.run(s)
     # bursts and responses come with a request/response incast (tests/test_imc24.py).
     assert set(r.tables) == set(SCHEMAS) - {"bursts", "responses"}
@@ -64,6 +65,21 @@ def test_absent_tables_are_empty_with_their_columns(small_incast: dict[str, Any]
     assert len(hosts) == 0
     assert list(hosts.columns) == [c for c, _ in SCHEMAS["hosts"]]
     assert hosts["ingress_bytes"].dtype == np.uint64
+
+
+def test_failure_drops_are_apart_from_buffer_drops(small_incast: dict[str, Any]) -> None:
+    """A black-holed bottleneck from 20 us: the 8 x 64 KB incast cannot finish, its losses are
+    in `faults` and `failure_drops`, none in `ports` or `drops`; without events no such table."""
+    assert len(fanin.run(Scenario.from_dict(small_incast)).faults) == 0
+    s = Scenario.from_dict(small_incast).set("duration", "2ms")
+    s.set("event", [{"at": "20us", "link": "bottleneck", "action": "fail"}])
+    r = fanin.run(s)
+    faults = r.faults
+    assert list(faults["port_name"]) == ["sw0->r0"]
+    lost = int(faults["failed_pkts"].iloc[0])
+    assert lost > 0 and r.summary["failure_drops"] == lost
+    assert r.summary["drops"] == 0 and r.ports["dropped_pkts"].sum() == 0
+    assert r.summary["flows_completed"] == 0
 
 
 def test_parquet_round_trip_and_manifest(tmp_path: Path, small_incast: dict[str, Any]) -> None:

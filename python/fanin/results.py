@@ -131,6 +131,19 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("trimmed_bytes", _U64),
         ("trimmed_pkts", _U64),
     ],
+    "faults": [
+        ("port", _U32),
+        ("port_name", _STR),
+        ("failed_bytes", _U64),
+        ("failed_pkts", _U64),
+        ("lost_bytes", _U64),
+        ("lost_pkts", _U64),
+        ("blocks", _U64),
+        ("blocks_1_loss", _U64),
+        ("blocks_2_losses", _U64),
+        ("blocks_3_losses", _U64),
+        ("blocks_more_losses", _U64),
+    ],
 }
 """The documented columns of the standard tables, exactly as the engine produces them."""
 
@@ -275,6 +288,10 @@ class Results:
     @property
     def ports(self) -> pd.DataFrame:
         return self.table("ports")
+
+    @property
+    def faults(self) -> pd.DataFrame:
+        return self.table("faults")
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{n}={t.num_rows}" for n, t in self.tables.items())

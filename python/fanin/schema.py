@@ -51,6 +51,8 @@ PICKS = ["first", "random"]
 SAMPLINGS = ["interpolate", "discrete"]
 SCHEMES = ["baseline", "naive", "streamlined"]
 PROXY_ORDERS = ["round_robin", "arrival"]
+EVENT_ACTIONS = ["fail", "recover", "drop"]
+DROP_PRESETS = ["uno_setup1", "uno_setup2"]
 
 # Quantities are strings: a decimal number (`_` separators, no sign but `+`, no exponent),
 # optional spaces, then a case-sensitive unit.
@@ -504,6 +506,32 @@ def _record() -> Schema:
     )
 
 
+def _event() -> Schema:
+    table = _table(
+        {
+            "at": TIME("from this instant on, packets offered to the link meet the change"),
+            "link": _names(
+                '"inter", a named port ("bottleneck"), "from->to" (one direction) or "a<->b" (both),'
+                ' "#k" after either for the k-th of parallel links; or a list'
+            ),
+            "action": _choice(EVENT_ACTIONS, "fail (black-holed, routes unchanged), recover, or drop (a drop model)"),
+            "probability": _fraction("drop: each packet is lost with this probability", closed=True),
+            "block": _int("drop with block_losses: packets per block", 1, 64, 10),
+            "block_losses": {
+                "type": "array",
+                "items": _fraction("probability", closed=True),
+                "minItems": 1,
+                "description": "drop: P(1 loss), P(2 losses), ... per block (sum at most 1)",
+            },
+            "preset": _choice(DROP_PRESETS, "drop: the per-block loss rates of Uno's Table 1, blocks of 10"),
+        },
+        "A change of one or more links at an instant ([[event]] in docs/scenario.md).",
+        required=("at", "link", "action"),
+    )
+    drop = ["at", "link", "probability", "block", "block_losses", "preset"]
+    return _by_kind(table, "action", {"fail": ["at", "link"], "recover": ["at", "link"], "drop": drop})
+
+
 def _names(what: str) -> Schema:
     return {
         "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
@@ -557,6 +585,7 @@ def scenario_schema() -> Schema:
             ),
             "transport": {"$ref": "#/$defs/transport"},
             "workload": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/workload"}},
+            "event": {"type": "array", "items": {"$ref": "#/$defs/event"}},
             "record": {"$ref": "#/$defs/record"},
             "measure": _table(
                 {
@@ -606,5 +635,6 @@ def scenario_schema() -> Schema:
             "transport": _transport(),
             "workload": _workload(),
             "record": _record(),
+            "event": _event(),
         },
     }

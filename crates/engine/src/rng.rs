@@ -14,6 +14,8 @@ pub enum Stream {
     Spray = 4,
     /// Random topologies (Jellyfish's wiring).
     Topology = 5,
+    /// A port's link failures and drop models (`net::faults`).
+    Faults = 6,
 }
 
 fn splitmix64(mut x: u64) -> u64 {

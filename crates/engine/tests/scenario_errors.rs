@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::errors::{case, check, Case};
+
 use fanin_engine::{parse_scenario, ScenarioError, Simulation};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -40,19 +42,6 @@ fn run_inline(toml: &str) -> fanin_engine::Results {
     sim.finish()
 }
 
-struct Case {
-    what: &'static str,
-    toml: String,
-    path: &'static str,
-    message: &'static str,
-    /// `None`: the allowed list is not checked; `Some(&[])`: it must be empty.
-    allowed: Option<&'static [&'static str]>,
-}
-
-fn case(what: &'static str, toml: String, path: &'static str, message: &'static str, allowed: Option<&'static [&'static str]>) -> Case {
-    Case { what, toml, path, message, allowed }
-}
-
 fn cases() -> Vec<Case> {
     let none: Option<&'static [&'static str]> = Some(&[]);
     vec![
@@ -61,7 +50,7 @@ fn cases() -> Vec<Case> {
             format!("bogus = 1\n{TOPO}{WL}"),
             "bogus",
             "unknown field",
-            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing", "measure"]),
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing", "measure", "event"]),
         ),
         case(
             "unknown field inside [topology]",
@@ -523,21 +512,7 @@ fn cases() -> Vec<Case> {
 fn malformed_scenarios_give_precise_errors() {
     let cases = cases();
     assert!(cases.len() >= 14);
-    for c in &cases {
-        let e = match parse_scenario(&c.toml, &loader) {
-            Ok(_) => panic!("{}: accepted", c.what),
-            Err(e) => e,
-        };
-        assert_eq!(e.path, c.path, "{}: {e:?}", c.what);
-        assert!(e.message.contains(c.message), "{}: message {:?} lacks {:?}", c.what, e.message, c.message);
-        if let Some(allowed) = c.allowed {
-            assert_eq!(e.allowed, allowed, "{}", c.what);
-        }
-        // The one-line rendering names the field first.
-        if !c.path.is_empty() {
-            assert!(e.to_string().starts_with(&format!("{}: ", c.path)), "{}: {e}", c.what);
-        }
-    }
+    check(&cases, &loader);
 }
 
 #[test]
@@ -631,6 +606,15 @@ until = "15us"
 [record]
 queues = { ports = "bottleneck", interval = "10us" }
 hosts = { bin = "1ms" }
+[[event]]
+at = "10us"
+link = "core"
+action = "drop"
+block_losses = [0.1, 0.05]
+[[event]]
+at = "15us"
+link = ["tor_a<->tor_b", "s1->tor_b"]
+action = "fail"
 "#;
 
 const ALPHABET: &[char] = &['0', '1', '9', '-', '.', '"', '=', '[', ']', '{', '}', ',', ' ', '\n', 'a', 'k', 's', 'µ', '\u{0}', '#', '\'', 'e', '_', '\\'];

@@ -6,6 +6,7 @@
 //! transmitter.
 
 pub mod buffer;
+pub mod faults;
 pub mod port;
 pub mod queue;
 

@@ -8,6 +8,7 @@ pub mod spec;
 mod buffer;
 mod control;
 mod dequeue_marking;
+mod events;
 mod fields;
 mod icon;
 mod ictcp;
@@ -33,6 +34,7 @@ use crate::workload::Workload;
 use crate::ScenarioError;
 use fields::Ctx;
 
+pub use events::{ACTIONS, DROP_PRESETS};
 pub use measure::MeasureWindow;
 pub use routing::{StaticRoute, LB_KINDS};
 
@@ -65,6 +67,9 @@ pub struct ValidSpec {
     pub routing: RoutingConfig,
     /// `[measure]`: the window of measured starts (`None`: every flow, as it comes).
     pub measure: Option<MeasureWindow>,
+    /// `[[event]]`: each port's failures and drop models over time (ports without any are
+    /// left out; empty: none).
+    pub faults: Vec<crate::net::faults::PortFaults>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -137,6 +142,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         measure::check_workloads(&cx.at("measure"), &workloads)?;
     }
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
+    let faults = events::events(&cx, &spec.event, &topology)?;
     let rcx = cx.at("routing");
     let mut static_routes = routing::static_routes(&rcx, &spec.routing.static_routes, &topology)?;
     for r in superways::quota_routes(&leaf_quotas, &workloads, &topology) {
@@ -163,6 +169,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         record,
         routing,
         measure,
+        faults,
     })
 }
 

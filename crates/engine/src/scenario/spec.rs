@@ -27,6 +27,23 @@ pub struct Spec {
     #[serde(default)]
     pub routing: RoutingSpec,
     pub measure: Option<MeasureSpec>,
+    /// `[[event]]`: link failures and drop models on a timeline.
+    #[serde(default)]
+    pub event: Vec<EventSpec>,
+}
+
+/// One `[[event]]`: at `at`, `action` on the ports `link` names.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    pub at: Option<String>,
+    pub link: Option<Names>,
+    pub action: Option<String>,
+    // drop: one of probability, block_losses (with block) or preset
+    pub probability: Option<f64>,
+    pub block: Option<i64>,
+    pub block_losses: Option<Vec<f64>>,
+    pub preset: Option<String>,
 }
 
 /// `[measure]`: the window whose flows and incasts are measured (both times required).

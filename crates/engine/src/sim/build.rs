@@ -6,6 +6,7 @@ use super::world::{IncastRecord, World, MEASURE_CHECK, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
+use crate::net::faults::LinkFaults;
 use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
@@ -53,6 +54,10 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
             host_nic[h as usize] = id;
         }
         port_host.push(if from_host { h } else { NOT_A_HOST });
+    }
+    for f in &spec.faults {
+        let rng = stream(spec.seed, Stream::Faults, f.port.0 as u64);
+        ports[f.port.idx()].queue.set_faults(LinkFaults::new(f.changes.clone(), rng));
     }
     if let Some(h) = host_nic.iter().position(|p| p.0 == u32::MAX) {
         return Err(ScenarioError::new("topology", format!("host {} has no link", topo.nodes[topo.hosts[h].idx()].name)));

@@ -4,6 +4,7 @@ use super::flow::{NEVER, NO_INCAST};
 use super::world::World;
 use crate::ids::PortId;
 use crate::metrics::table::{Column, Results, Table};
+use crate::net::faults::FaultCounters;
 
 pub fn collect(w: &World, wall_s: f64) -> Results {
     let end = w.end_time();
@@ -53,6 +54,12 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     ];
     if w.measure.is_some() {
         summary.extend(measured_counts(w));
+    }
+    let faulty: Vec<(usize, FaultCounters)> = w.ports.iter().enumerate().filter_map(|(i, p)| Some((i, p.queue.fault_counters()?))).collect();
+    if !faulty.is_empty() {
+        let drops: u64 = faulty.iter().map(|(_, c)| c.failed_pkts + c.lost_pkts).sum();
+        summary.push(("failure_drops".to_string(), drops as f64));
+        tables.push(faults_table(w, &faulty));
     }
     Results { tables, summary }
 }
@@ -141,5 +148,24 @@ fn ports_table(w: &World) -> Table {
         .push("max_queue_pkts", c(&|x| x.queue.counters.max_pkts))
         .push("trimmed_bytes", c(&|x| x.queue.control_counters().trimmed_bytes))
         .push("trimmed_pkts", c(&|x| x.queue.control_counters().trimmed_pkts));
+    t
+}
+
+/// `[[event]]`: one row per port with failures or drop models, what they dropped (apart from
+/// the queue's own drops in `ports`).
+fn faults_table(w: &World, faulty: &[(usize, FaultCounters)]) -> Table {
+    let c = |g: &dyn Fn(&FaultCounters) -> u64| Column::U64(faulty.iter().map(|(_, x)| g(x)).collect());
+    let mut t = Table::new("faults");
+    t.push("port", Column::U32(faulty.iter().map(|&(i, _)| i as u32).collect()))
+        .push("port_name", Column::Str(faulty.iter().map(|&(i, _)| w.topo.port_name(PortId::from(i))).collect()))
+        .push("failed_bytes", c(&|x| x.failed_bytes))
+        .push("failed_pkts", c(&|x| x.failed_pkts))
+        .push("lost_bytes", c(&|x| x.lost_bytes))
+        .push("lost_pkts", c(&|x| x.lost_pkts))
+        .push("blocks", c(&|x| x.blocks))
+        .push("blocks_1_loss", c(&|x| x.blocks_by_losses[0]))
+        .push("blocks_2_losses", c(&|x| x.blocks_by_losses[1]))
+        .push("blocks_3_losses", c(&|x| x.blocks_by_losses[2]))
+        .push("blocks_more_losses", c(&|x| x.blocks_by_losses[3]));
     t
 }

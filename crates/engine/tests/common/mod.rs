@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod errors;
+
 use fanin_engine::{parse_scenario, Column, Results, ScenarioError, Simulation};
 
 /// Reads CDF files from the repository's packaged data.
@@ -84,6 +86,13 @@ pub fn i64s(r: &Results, table: &str, col: &str) -> Vec<i64> {
 pub fn u32s(r: &Results, table: &str, col: &str) -> Vec<u32> {
     match r.table(table).unwrap().column(col).unwrap() {
         Column::U32(v) => v.clone(),
+        other => panic!("{col} is {other:?}"),
+    }
+}
+
+pub fn strs(r: &Results, table: &str, col: &str) -> Vec<String> {
+    match r.table(table).unwrap().column(col).unwrap() {
+        Column::Str(v) => v.clone(),
         other => panic!("{col} is {other:?}"),
     }
 }

@@ -1,5 +1,6 @@
 //! The queue's optional features behind one pointer: the control queue (with trimming)
-//! marking at dequeue (with the phantom queue) and the device FIFO under the disc. The hot
+//! marking at dequeue (with the phantom queue), the device FIFO under the disc, and the
+//! link's failures and drop models (`net::faults`, judged before anything else). The hot
 //! path tests the pointer once and comes here only when some feature is on, so a queue
 //! without them runs the same code as before they existed.
 //!
@@ -12,6 +13,7 @@ use super::dequeue_red::DequeueRed;
 use super::per_flow::PerFlow;
 use super::marking::MarkingConfig;
 use super::{Admission, Backlog, Queue, QueueConfig};
+use crate::net::faults::{FaultCounters, LinkFaults};
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
 use crate::units::Time;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -19,6 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// The data FIFO's head while it is empty and the control queue is not (never a slot).
 pub const CONTROL_ONLY: PacketRef = NIL - 1;
 
+#[derive(Default)]
 pub struct Features {
     pub control: Option<ControlQueue>,
     pub dequeue: Option<DequeueRed>,
@@ -27,6 +30,8 @@ pub struct Features {
     /// Round robin among flows: the data FIFO holds the packet that leaves next, the rest
     /// wait here.
     pub per_flow: Option<PerFlow>,
+    /// The link's failures and drop models on their timeline (`[[event]]`).
+    pub faults: Option<LinkFaults>,
 }
 
 impl Features {
@@ -39,7 +44,7 @@ impl Features {
         let device_pkts = config.device_pkts;
         let per_flow = config.per_flow.then(PerFlow::default);
         (control.is_some() || dequeue.is_some() || device_pkts > 0 || per_flow.is_some())
-            .then(|| Box::new(Features { control, dequeue, device_pkts, per_flow }))
+            .then(|| Box::new(Features { control, dequeue, device_pkts, per_flow, faults: None }))
     }
 
     fn control_is_empty(&self) -> bool {
@@ -72,6 +77,27 @@ impl Queue {
         }
     }
 
+    /// Gives the port a timeline of failures and drop models. The port then takes the
+    /// featured path (the plain one never looks for faults).
+    pub fn set_faults(&mut self, faults: LinkFaults) {
+        self.features.get_or_insert_with(Box::default).faults = Some(faults);
+    }
+
+    /// What the port's faults dropped (`None`: it has none).
+    pub fn fault_counters(&self) -> Option<FaultCounters> {
+        self.features.as_ref().and_then(|f| f.faults.as_ref()).map(|l| l.counters)
+    }
+
+    /// Whether the port's faults drop packet `r`, offered at `now` (before the queue sees
+    /// it: a lost packet feeds no phantom queue and is no buffer drop).
+    #[inline]
+    fn lost_to_faults(&mut self, pool: &PacketPool, r: PacketRef, now: Time) -> bool {
+        match self.features.as_mut().and_then(|f| f.faults.as_mut()) {
+            Some(faults) => faults.drops(now, pool.get(r).wire_bytes as u64),
+            None => false,
+        }
+    }
+
     /// Header-only bytes and packets waiting in the control queue.
     pub fn control_backlog(&self) -> Backlog {
         self.features.as_ref().and_then(|f| f.control.as_ref()).map_or(Backlog::default(), |c| c.backlog)
@@ -95,6 +121,9 @@ impl Queue {
     /// rest is the ordinary admission, with trimming.
     #[inline(never)]
     pub(super) fn enqueue_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
+        if self.lost_to_faults(pool, r, now) {
+            return Admission::Dropped;
+        }
         self.unmark();
         let admission = self.enqueue_unmarked(pool, r, now, room);
         self.remark();
@@ -122,6 +151,9 @@ impl Queue {
     #[inline(never)]
     pub(super) fn pass_through_featured(&mut self, pool: &mut PacketPool, r: PacketRef, now: Time, room: Backlog) -> Admission {
         debug_assert!(self.fifo.head == NIL, "pass-through with packets waiting");
+        if self.lost_to_faults(pool, r, now) {
+            return Admission::Dropped;
+        }
         if let Some(a) = self.arrive_featured(pool, r, now) {
             if a == Admission::Queued {
                 let left = self.features().control.as_mut().and_then(|c| c.pop(pool));
