@@ -34,7 +34,7 @@ use crate::ScenarioError;
 use fields::Ctx;
 
 pub use measure::MeasureWindow;
-pub use routing::{StaticRoute, LB_KINDS};
+pub use routing::StaticRoute;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
