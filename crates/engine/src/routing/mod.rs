@@ -1,5 +1,5 @@
 //! Forwarding: per-node tables of equal-cost next hops toward every host, and each flow's
-//! path selector (ECMP, spraying, UnoLB: the senders' choice of entropy).
+//! path selector (ECMP, spraying, UnoLB, PLB: the senders' choice of entropy).
 pub mod fib;
 pub mod select;
 pub mod table;

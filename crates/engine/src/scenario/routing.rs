@@ -3,7 +3,7 @@
 use super::fields::Ctx;
 use super::spec::{RoutingSpec, StaticRouteSpec};
 use crate::ids::{HostId, NodeId};
-use crate::routing::select::{LoadBalancing, Scheme, UnoLbConfig, SCHEMES};
+use crate::routing::select::{LoadBalancing, PlbConfig, Scheme, UnoLbConfig, SCHEMES};
 use crate::topology::{NodeKind, Topology};
 use crate::ScenarioError;
 
@@ -66,6 +66,8 @@ pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError
     let given = [
         ("subflows", r.subflows.is_some()),
         ("entropies", r.entropies.is_some()),
+        ("cong_thresh", r.cong_thresh.is_some()),
+        ("rehash_rounds", r.rehash_rounds.is_some()),
     ];
     let entropies = || Ok::<u32, ScenarioError>(cx.count("entropies", r.entropies, Some(250), 1, 1 << 30)? as u32);
     Ok(match scheme {
@@ -80,6 +82,14 @@ pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError
         Scheme::UnoLb => {
             cx.only("unolb", &given, &["subflows", "entropies"])?;
             LoadBalancing::UnoLb(UnoLbConfig { subflows: cx.count("subflows", r.subflows, Some(10), 1, 255)? as u8, entropies: entropies()? })
+        }
+        Scheme::Plb => {
+            cx.only("plb", &given, &["entropies", "cong_thresh", "rehash_rounds"])?;
+            LoadBalancing::Plb(PlbConfig {
+                entropies: entropies()?,
+                cong_thresh: cx.fraction("cong_thresh", r.cong_thresh, Some(0.25), 0.0, 1.0)?,
+                rehash_rounds: cx.count("rehash_rounds", r.rehash_rounds, Some(2), 1, 1 << 20)? as u32,
+            })
         }
     })
 }

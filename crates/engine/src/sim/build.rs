@@ -21,8 +21,8 @@ use crate::proxy::ProxyScheme;
 use crate::workload::{pick_senders, IncastEvent, Workload};
 use crate::ScenarioError;
 
-/// Marks the ids of the flows' path streams (UnoLB's subflows) apart from their entropy
-/// hashes.
+/// Marks the ids of the flows' path streams (UnoLB's subflows, PLB's repaths) apart from
+/// their entropy hashes.
 const PATH_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
@@ -80,7 +80,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         fib,
         host_draws: match spec.routing.lb {
             LoadBalancing::Spray => HostDraws::new(spec.seed, spec.topology.hosts.len()),
-            LoadBalancing::Ecmp | LoadBalancing::UnoLb(_) => HostDraws::default(),
+            LoadBalancing::Ecmp | LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => HostDraws::default(),
         },
         ports,
         node_host,
@@ -324,7 +324,7 @@ impl World {
     fn new_selector(&self, id: FlowId, src: HostId, dst: HostId, start: Time, entropy: u32) -> Selector {
         let base_rtt = match self.load_balancing {
             LoadBalancing::Ecmp | LoadBalancing::Spray => 0,
-            LoadBalancing::UnoLb(_) => {
+            LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => {
                 let first = self.transport.wire_bytes(self.transport.mss());
                 self.base_rtt_and_bottleneck(src, dst, first, entropy).0
             }

@@ -14,12 +14,15 @@
 //! | `ecmp` | `ecmp.rs` | one, the flow's hash | never |
 //! | `spray` | `spray.rs` | a fresh one per packet | every packet |
 //! | `unolb` | `unolb.rs` | one per subflow, in turn | timeouts, parity NACKs (Uno, SC '25) |
+//! | `plb` | `plb.rs` | one | congested rounds, timeouts, NACKs (PLB, SIGCOMM '22) |
 
 pub mod ecmp;
+pub mod plb;
 pub mod spray;
 pub mod unolb;
 
 pub use ecmp::Ecmp;
+pub use plb::{Plb, PlbConfig};
 pub use spray::{HostDraws, Spray};
 pub use unolb::{UnoLb, UnoLbConfig};
 
@@ -33,10 +36,11 @@ pub enum Scheme {
     Ecmp,
     Spray,
     UnoLb,
+    Plb,
 }
 
 /// Every scheme's name: the one place a name becomes a scheme (no fallback).
-pub const SCHEMES: &[(&str, Scheme)] = &[("ecmp", Scheme::Ecmp), ("spray", Scheme::Spray), ("unolb", Scheme::UnoLb)];
+pub const SCHEMES: &[(&str, Scheme)] = &[("ecmp", Scheme::Ecmp), ("spray", Scheme::Spray), ("unolb", Scheme::UnoLb), ("plb", Scheme::Plb)];
 
 /// A validated `[routing]` choice: the scheme and its settings, the same for every flow.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -48,6 +52,8 @@ pub enum LoadBalancing {
     Spray,
     /// Uno's subflows.
     UnoLb(UnoLbConfig),
+    /// Protective Load Balancing.
+    Plb(PlbConfig),
 }
 
 /// What a flow's selector starts from.
@@ -55,10 +61,10 @@ pub enum LoadBalancing {
 pub struct FlowPaths {
     /// The flow's own 32-bit hash (its ECMP entropy).
     pub entropy: u32,
-    /// The seed of the flow's own path stream (UnoLB's draws).
+    /// The seed of the flow's own path stream (UnoLB's and PLB's draws).
     pub seed: u64,
     pub start: Time,
-    /// The flow's unloaded RTT: UnoLB's reroute gate.
+    /// The flow's unloaded RTT: UnoLB's reroute gate, PLB's round.
     pub base_rtt: Time,
 }
 
@@ -106,13 +112,14 @@ pub trait PathSelector {
     fn on_loss(&mut self, _now: Time, _rto: Time, _loss: Loss) {}
 }
 
-/// One flow's scheme. UnoLB keeps its state behind a pointer, so a flow under
+/// One flow's scheme. UnoLB and PLB keep their state behind a pointer, so a flow under
 /// ECMP carries 8 bytes more than it used to, no more.
 #[derive(Clone, Debug)]
 pub enum Selector {
     Ecmp(Ecmp),
     Spray(Spray),
     UnoLb(Box<UnoLb>),
+    Plb(Box<Plb>),
 }
 
 macro_rules! each_selector {
@@ -121,6 +128,7 @@ macro_rules! each_selector {
             Selector::Ecmp($s) => $body,
             Selector::Spray($s) => $body,
             Selector::UnoLb($s) => $body,
+            Selector::Plb($s) => $body,
         }
     };
 }
@@ -131,6 +139,7 @@ impl Selector {
             LoadBalancing::Ecmp => Selector::Ecmp(Ecmp::new(flow.entropy)),
             LoadBalancing::Spray => Selector::Spray(Spray),
             LoadBalancing::UnoLb(cfg) => Selector::UnoLb(Box::new(UnoLb::new(cfg, flow))),
+            LoadBalancing::Plb(cfg) => Selector::Plb(Box::new(Plb::new(cfg, flow))),
         }
     }
 
@@ -140,6 +149,7 @@ impl Selector {
             Selector::Ecmp(s) => std::slice::from_ref(&s.entropy),
             Selector::Spray(_) => &[],
             Selector::UnoLb(s) => s.paths(),
+            Selector::Plb(s) => std::slice::from_ref(s.path()),
         }
     }
 
@@ -148,6 +158,7 @@ impl Selector {
         match self {
             Selector::Ecmp(_) | Selector::Spray(_) => 0,
             Selector::UnoLb(s) => s.reroutes,
+            Selector::Plb(s) => s.repaths,
         }
     }
 }
