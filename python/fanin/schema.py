@@ -566,7 +566,7 @@ def scenario_schema() -> Schema:
                     {
                         "lb": _choice(LB_KINDS, "per-flow ECMP, per-packet spraying, Uno's subflows, or PLB", "ecmp"),
                         "subflows": _int("unolb: subflows per flow", 1, 255, 10),
-                        "entropies": _int("unolb, plb: path entropies drawn from [0, entropies)", 1, 1 << 30, 250),
+                        "entropies": _int("spray, unolb, plb: path entropies drawn from [0, entropies) (spray: 256)", 1, 1 << 30, 250),
                         "cong_thresh": _fraction("plb: a round is congested when more than this fraction of its acked bytes was ECE-marked", 0.25),
                         "rehash_rounds": _int("plb: congested rounds in a row that move a flow", 1, 1 << 20, 2),
                         "static": {
@@ -588,7 +588,7 @@ def scenario_schema() -> Schema:
                 "lb",
                 {
                     "ecmp": ["static"],
-                    "spray": ["static"],
+                    "spray": ["entropies", "static"],
                     "unolb": ["subflows", "entropies", "static"],
                     "plb": ["entropies", "cong_thresh", "rehash_rounds", "static"],
                 },

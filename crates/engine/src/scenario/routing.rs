@@ -3,7 +3,7 @@
 use super::fields::Ctx;
 use super::spec::{RoutingSpec, StaticRouteSpec};
 use crate::ids::{HostId, NodeId};
-use crate::routing::select::{LoadBalancing, PlbConfig, Scheme, UnoLbConfig, SCHEMES};
+use crate::routing::select::{LoadBalancing, PlbConfig, Scheme, SprayConfig, UnoLbConfig, SCHEMES};
 use crate::topology::{NodeKind, Topology};
 use crate::ScenarioError;
 
@@ -69,24 +69,24 @@ pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError
         ("cong_thresh", r.cong_thresh.is_some()),
         ("rehash_rounds", r.rehash_rounds.is_some()),
     ];
-    let entropies = || Ok::<u32, ScenarioError>(cx.count("entropies", r.entropies, Some(250), 1, 1 << 30)? as u32);
+    let entropies = |default| Ok::<u32, ScenarioError>(cx.count("entropies", r.entropies, Some(default), 1, 1 << 30)? as u32);
     Ok(match scheme {
         Scheme::Ecmp => {
             cx.only("ecmp", &given, &[])?;
             LoadBalancing::Ecmp
         }
         Scheme::Spray => {
-            cx.only("spray", &given, &[])?;
-            LoadBalancing::Spray
+            cx.only("spray", &given, &["entropies"])?;
+            LoadBalancing::Spray(SprayConfig { entropies: entropies(256)? })
         }
         Scheme::UnoLb => {
             cx.only("unolb", &given, &["subflows", "entropies"])?;
-            LoadBalancing::UnoLb(UnoLbConfig { subflows: cx.count("subflows", r.subflows, Some(10), 1, 255)? as u8, entropies: entropies()? })
+            LoadBalancing::UnoLb(UnoLbConfig { subflows: cx.count("subflows", r.subflows, Some(10), 1, 255)? as u8, entropies: entropies(250)? })
         }
         Scheme::Plb => {
             cx.only("plb", &given, &["entropies", "cong_thresh", "rehash_rounds"])?;
             LoadBalancing::Plb(PlbConfig {
-                entropies: entropies()?,
+                entropies: entropies(250)?,
                 cong_thresh: cx.fraction("cong_thresh", r.cong_thresh, Some(0.25), 0.0, 1.0)?,
                 rehash_rounds: cx.count("rehash_rounds", r.rehash_rounds, Some(2), 1, 1 << 20)? as u32,
             })

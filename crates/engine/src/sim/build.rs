@@ -79,7 +79,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         routes,
         fib,
         host_draws: match spec.routing.lb {
-            LoadBalancing::Spray => HostDraws::new(spec.seed, spec.topology.hosts.len()),
+            LoadBalancing::Spray(_) => HostDraws::new(spec.seed, spec.topology.hosts.len()),
             LoadBalancing::Ecmp | LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => HostDraws::default(),
         },
         ports,
@@ -323,7 +323,7 @@ impl World {
     /// (as UnoLB's artifact gates reroutes with).
     fn new_selector(&self, id: FlowId, src: HostId, dst: HostId, start: Time, entropy: u32) -> Selector {
         let base_rtt = match self.load_balancing {
-            LoadBalancing::Ecmp | LoadBalancing::Spray => 0,
+            LoadBalancing::Ecmp | LoadBalancing::Spray(_) => 0,
             LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => {
                 let first = self.transport.wire_bytes(self.transport.mss());
                 self.base_rtt_and_bottleneck(src, dst, first, entropy).0

@@ -23,7 +23,7 @@ pub mod unolb;
 
 pub use ecmp::Ecmp;
 pub use plb::{Plb, PlbConfig};
-pub use spray::{HostDraws, Spray};
+pub use spray::{HostDraws, Spray, SprayConfig};
 pub use unolb::{UnoLb, UnoLbConfig};
 
 use crate::ids::HostId;
@@ -49,7 +49,7 @@ pub enum LoadBalancing {
     #[default]
     Ecmp,
     /// Per-packet spraying.
-    Spray,
+    Spray(SprayConfig),
     /// Uno's subflows.
     UnoLb(UnoLbConfig),
     /// Protective Load Balancing.
@@ -137,7 +137,7 @@ impl Selector {
     pub fn new(lb: &LoadBalancing, flow: &FlowPaths) -> Selector {
         match lb {
             LoadBalancing::Ecmp => Selector::Ecmp(Ecmp::new(flow.entropy)),
-            LoadBalancing::Spray => Selector::Spray(Spray),
+            LoadBalancing::Spray(cfg) => Selector::Spray(Spray::new(cfg, flow.entropy)),
             LoadBalancing::UnoLb(cfg) => Selector::UnoLb(Box::new(UnoLb::new(cfg, flow))),
             LoadBalancing::Plb(cfg) => Selector::Plb(Box::new(Plb::new(cfg, flow))),
         }
@@ -194,12 +194,18 @@ impl PathDraws {
         PathDraws { state: seed, entropies }
     }
 
-    /// A path entropy, uniform in `[0, entropies)` (multiply-shift, no division).
+    /// A path entropy, uniform in `[0, entropies)`.
     pub fn draw(&mut self) -> u32 {
         let x = splitmix64(self.state);
         self.state = self.state.wrapping_add(crate::rng::GOLDEN_GAMMA);
-        ((x >> 32) * self.entropies as u64 >> 32) as u32
+        below((x >> 32) as u32, self.entropies)
     }
+}
+
+/// A uniform 32-bit draw `x` scaled to `[0, n)` (multiply-shift, no division).
+#[inline]
+pub fn below(x: u32, n: u32) -> u32 {
+    (x as u64 * n as u64 >> 32) as u32
 }
 
 /// The value on the wire for path entropy `e` of the flow whose own hash is `flow`: the
