@@ -12,7 +12,7 @@
 //! | scheme | file | paths per flow | moves on |
 //! |---|---|---|---|
 //! | `ecmp` | `ecmp.rs` | one, the flow's hash | never |
-//! | `spray` | `spray.rs` | a fresh one per packet | every packet |
+//! | `spray` | `spray.rs` | 256, one drawn per packet | every packet |
 //! | `unolb` | `unolb.rs` | one per subflow, in turn | timeouts, parity NACKs (Uno, SC '25) |
 //! | `plb` | `plb.rs` | one | congested rounds, timeouts, NACKs (PLB, SIGCOMM '22) |
 
@@ -205,7 +205,7 @@ impl PathDraws {
 /// A uniform 32-bit draw `x` scaled to `[0, n)` (multiply-shift, no division).
 #[inline]
 pub fn below(x: u32, n: u32) -> u32 {
-    (x as u64 * n as u64 >> 32) as u32
+    ((x as u64 * n as u64) >> 32) as u32
 }
 
 /// The value on the wire for path entropy `e` of the flow whose own hash is `flow`: the
