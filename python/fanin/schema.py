@@ -32,7 +32,7 @@ NACK_DECREASES = ["mss", "as_mark", "halve"]
 TIMESTAMPS = ["sender", "first_switch"]
 RTO_KINDS = ["adaptive", "per_packet"]
 MPRDMA_VARIANTS = ["a", "b"]
-LB_KINDS = ["ecmp", "spray", "unolb"]
+LB_KINDS = ["ecmp", "spray", "unolb", "plb"]
 WORKLOAD_KINDS = [
     "incast",
     "poisson",
@@ -598,9 +598,11 @@ def scenario_schema() -> Schema:
             "routing": _by_kind(
                 _table(
                     {
-                        "lb": _choice(LB_KINDS, "per-flow ECMP, per-packet spraying, or Uno's subflows", "ecmp"),
+                        "lb": _choice(LB_KINDS, "per-flow ECMP, per-packet spraying, Uno's subflows, or PLB", "ecmp"),
                         "subflows": _int("unolb: subflows per flow", 1, 255, 10),
-                        "entropies": _int("unolb: path entropies drawn from [0, entropies)", 1, 1 << 30, 250),
+                        "entropies": _int("spray, unolb, plb: path entropies drawn from [0, entropies) (spray: 256)", 1, 1 << 30, 250),
+                        "cong_thresh": _fraction("plb: a round is congested when more than this fraction of its acked bytes was ECE-marked", 0.25),
+                        "rehash_rounds": _int("plb: congested rounds in a row that move a flow", 1, 1 << 20, 2),
                         "static": {
                             "type": "array",
                             "items": _table(
@@ -618,7 +620,12 @@ def scenario_schema() -> Schema:
                     "How senders spread packets over equal-cost paths.",
                 ),
                 "lb",
-                {"ecmp": ["static"], "spray": ["static"], "unolb": ["subflows", "entropies", "static"]},
+                {
+                    "ecmp": ["static"],
+                    "spray": ["entropies", "static"],
+                    "unolb": ["subflows", "entropies", "static"],
+                    "plb": ["entropies", "cong_thresh", "rehash_rounds", "static"],
+                },
                 "ecmp",
             ),
         },

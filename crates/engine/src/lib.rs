@@ -10,7 +10,8 @@
 //!   (drop-tail, ECN step, RED, RED at dequeue, phantom queues, a control queue with
 //!   trimming), switches and host NICs.
 //! - [`topology`], [`routing`]: builders (dumbbell, leaf-spine, fat-tree, multi-datacenter)
-//!   and per-node forwarding tables with per-flow ECMP or per-packet spraying.
+//!   and per-node forwarding tables; each flow's path selector (ECMP, spraying, UnoLB,
+//!   PLB) picks the entropy its packets carry.
 //! - [`transport`]: one reliable byte-stream sender/receiver shared by every congestion
 //!   control; [`transport::cc`] holds one file per algorithm behind one trait.
 //! - [`workload`]: incasts, periodic bursts, Poisson-from-CDF, permutation.

@@ -1,11 +1,9 @@
-//! Forwarding: per-node tables of equal-cost next hops toward every host, per-flow ECMP,
-//! per-packet spraying, and Uno's subflows (the senders' choice of entropy).
+//! Forwarding: per-node tables of equal-cost next hops toward every host, and each flow's
+//! path selector (ECMP, spraying, UnoLB, PLB: the senders' choice of entropy).
 pub mod fib;
-pub mod spray;
-pub mod subflows;
+pub mod select;
 pub mod table;
 
 pub use fib::Fib;
-pub use spray::{LoadBalancing, Spray};
-pub use subflows::{Subflows, UnoLbConfig};
+pub use select::{LoadBalancing, PathSelector, Selector};
 pub use table::Routes;

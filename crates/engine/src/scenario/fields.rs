@@ -105,6 +105,14 @@ impl Ctx {
         Ok(s)
     }
 
+    /// One entry of a name -> value table (no fallback: a name not in it is an error that
+    /// lists the table's names).
+    pub fn pick<T: Copy>(&self, key: &str, v: Option<&str>, default: Option<&str>, table: &[(&str, T)]) -> Result<T, ScenarioError> {
+        let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+        let s = self.choice(key, v, default, &names)?;
+        Ok(table.iter().find(|(n, _)| *n == s).expect("a name choice accepted").1)
+    }
+
     /// Rejects fields that were given but mean nothing for this kind.
     /// Fails on the first field `given` that is not among those `kind` reads.
     pub fn only(&self, kind: &str, given: &[(&str, bool)], reads: &[&str]) -> Result<(), ScenarioError> {

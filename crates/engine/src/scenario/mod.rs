@@ -36,7 +36,7 @@ use fields::Ctx;
 
 pub use events::{ACTIONS, DROP_PRESETS};
 pub use measure::MeasureWindow;
-pub use routing::{StaticRoute, LB_KINDS};
+pub use routing::StaticRoute;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
 /// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`

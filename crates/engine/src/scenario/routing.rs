@@ -3,7 +3,7 @@
 use super::fields::Ctx;
 use super::spec::{RoutingSpec, StaticRouteSpec};
 use crate::ids::{HostId, NodeId};
-use crate::routing::{LoadBalancing, UnoLbConfig};
+use crate::routing::select::{LoadBalancing, PlbConfig, Scheme, SprayConfig, UnoLbConfig, SCHEMES};
 use crate::topology::{NodeKind, Topology};
 use crate::ScenarioError;
 
@@ -60,18 +60,36 @@ fn node_named(topo: &Topology, name: &str) -> Option<NodeId> {
     topo.nodes.iter().position(|n| n.name == name).map(NodeId::from)
 }
 
-/// `[routing] lb`: per-flow ECMP, per-packet spraying, or UnoLB subflows.
-pub const LB_KINDS: &[&str] = &["ecmp", "spray", "unolb"];
-
+/// `[routing] lb` and the chosen scheme's knobs (`routing/select`).
 pub fn routing(cx: &Ctx, r: &RoutingSpec) -> Result<LoadBalancing, ScenarioError> {
-    match cx.choice("lb", r.lb.as_deref(), Some("ecmp"), LB_KINDS)? {
-        "unolb" => Ok(LoadBalancing::UnoLb(UnoLbConfig {
-            subflows: cx.count("subflows", r.subflows, Some(10), 1, 255)? as u8,
-            entropies: cx.count("entropies", r.entropies, Some(250), 1, 1 << 30)? as u32,
-        })),
-        kind => {
-            cx.reject(kind, &[("subflows", r.subflows.is_some()), ("entropies", r.entropies.is_some())])?;
-            Ok(if kind == "spray" { LoadBalancing::Spray } else { LoadBalancing::Ecmp })
+    let scheme = cx.pick("lb", r.lb.as_deref(), Some("ecmp"), SCHEMES)?;
+    let given = [
+        ("subflows", r.subflows.is_some()),
+        ("entropies", r.entropies.is_some()),
+        ("cong_thresh", r.cong_thresh.is_some()),
+        ("rehash_rounds", r.rehash_rounds.is_some()),
+    ];
+    let entropies = |default| Ok::<u32, ScenarioError>(cx.count("entropies", r.entropies, Some(default), 1, 1 << 30)? as u32);
+    Ok(match scheme {
+        Scheme::Ecmp => {
+            cx.only("ecmp", &given, &[])?;
+            LoadBalancing::Ecmp
         }
-    }
+        Scheme::Spray => {
+            cx.only("spray", &given, &["entropies"])?;
+            LoadBalancing::Spray(SprayConfig { entropies: entropies(256)? })
+        }
+        Scheme::UnoLb => {
+            cx.only("unolb", &given, &["subflows", "entropies"])?;
+            LoadBalancing::UnoLb(UnoLbConfig { subflows: cx.count("subflows", r.subflows, Some(10), 1, 255)? as u8, entropies: entropies(250)? })
+        }
+        Scheme::Plb => {
+            cx.only("plb", &given, &["entropies", "cong_thresh", "rehash_rounds"])?;
+            LoadBalancing::Plb(PlbConfig {
+                entropies: entropies(250)?,
+                cong_thresh: cx.fraction("cong_thresh", r.cong_thresh, Some(0.25), 0.0, 1.0)?,
+                rehash_rounds: cx.count("rehash_rounds", r.rehash_rounds, Some(2), 1, 1 << 20)? as u32,
+            })
+        }
+    })
 }

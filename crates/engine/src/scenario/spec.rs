@@ -315,6 +315,10 @@ pub struct RoutingSpec {
     pub lb: Option<String>,
     pub subflows: Option<i64>,
     pub entropies: Option<i64>,
+    /// PLB: the marked fraction of a congested round, and the congested rounds in a row
+    /// that move a flow.
+    pub cong_thresh: Option<f64>,
+    pub rehash_rounds: Option<i64>,
     /// `[[routing.static]]`: (src, dst) overrides of the shortest-path routes.
     #[serde(rename = "static", default)]
     pub static_routes: Vec<StaticRouteSpec>,

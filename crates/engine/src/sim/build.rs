@@ -11,7 +11,8 @@ use crate::net::queue::Queue;
 use crate::net::PortState;
 use crate::packet::PacketPool;
 use crate::rng::{hash32, hash64, stream, Stream};
-use crate::routing::{Fib, LoadBalancing, Routes, Spray, Subflows};
+use crate::routing::select::{FlowPaths, HostDraws};
+use crate::routing::{Fib, LoadBalancing, Routes, Selector};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
@@ -21,8 +22,9 @@ use crate::proxy::ProxyScheme;
 use crate::workload::{pick_senders, IncastEvent, Workload};
 use crate::ScenarioError;
 
-/// Marks the ids of the flows' subflow streams apart from their entropy hashes.
-const SUBFLOW_STREAM: u64 = 1 << 40;
+/// Marks the ids of the flows' path streams (UnoLB's subflows, PLB's repaths) apart from
+/// their entropy hashes.
+const PATH_STREAM: u64 = 1 << 40;
 
 pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let topo = spec.topology.clone();
@@ -81,7 +83,10 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         topo,
         routes,
         fib,
-        spray: (spec.routing.lb == LoadBalancing::Spray).then(|| Spray::new(spec.seed, spec.topology.hosts.len())),
+        host_draws: match spec.routing.lb {
+            LoadBalancing::Spray(_) => HostDraws::new(spec.seed, spec.topology.hosts.len()),
+            LoadBalancing::Ecmp | LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => HostDraws::default(),
+        },
         ports,
         node_host,
         port_host,
@@ -280,22 +285,14 @@ impl World {
         self.scale_to_path(&mut sender, src, dst, via, entropy);
         let receiver = Receiver::new(size, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
-        let subflows = match &self.load_balancing {
-            LoadBalancing::Ecmp | LoadBalancing::Spray => None,
-            LoadBalancing::UnoLb(cfg) => {
-                let first = self.transport.wire_bytes(self.transport.mss());
-                let (base_rtt, _) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
-                let seed = hash64(self.seed, Stream::Flow, SUBFLOW_STREAM | id.0 as u64);
-                Some(Box::new(Subflows::new(cfg, entropy, seed, start, base_rtt)))
-            }
-        };
+        let selector = self.new_selector(id, src, dst, start, entropy);
         self.flows.push(Flow {
             src,
             dst,
             size,
             start,
             entropy,
-            subflows,
+            selector,
             incast,
             sender,
             receiver,
@@ -325,6 +322,20 @@ impl World {
         });
         self.attach_icon(id, incast != NO_INCAST);
         id
+    }
+
+    /// Flow `id`'s path selector. Its base RTT is the one its first full segment would see
+    /// (as UnoLB's artifact gates reroutes with).
+    fn new_selector(&self, id: FlowId, src: HostId, dst: HostId, start: Time, entropy: u32) -> Selector {
+        let base_rtt = match self.load_balancing {
+            LoadBalancing::Ecmp | LoadBalancing::Spray(_) => 0,
+            LoadBalancing::UnoLb(_) | LoadBalancing::Plb(_) => {
+                let first = self.transport.wire_bytes(self.transport.mss());
+                self.base_rtt_and_bottleneck(src, dst, first, entropy).0
+            }
+        };
+        let seed = hash64(self.seed, Stream::Flow, PATH_STREAM | id.0 as u64);
+        Selector::new(&self.load_balancing, &FlowPaths { entropy, seed, start, base_rtt })
     }
 
     /// What a flow's congestion control knows of its path: its class (whether it crosses

@@ -7,6 +7,8 @@ use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
+use crate::routing::select::{AckSeen, Loss};
+use crate::routing::PathSelector;
 use crate::transport::{AckToSend, Recovery, SackBlock, NO_SACKS};
 use crate::units::Time;
 
@@ -71,10 +73,7 @@ impl World {
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
             sent += 1;
-            let entropy = match &mut flow.subflows {
-                None => flow.entropy,
-                Some(s) => s.next_entropy(),
-            };
+            let entropy = flow.selector.on_send(&mut self.host_draws, src);
             let mut fl = if ecn { flags::ECT } else { 0 };
             if seg.retransmission {
                 fl |= flags::RETX;
@@ -82,10 +81,6 @@ impl World {
             if seg.cwr {
                 fl |= flags::CWR;
             }
-            let entropy = match &mut self.spray {
-                Some(s) => s.entropy(src),
-                None => entropy,
-            };
             let nic = self.nic(src, dst, entropy);
             let pkt = Packet {
                 flow: f,
@@ -258,11 +253,9 @@ impl World {
     /// `from` to host `to`. It echoes the trimmed transmission's send time, so the sender
     /// can tell a stale NACK.
     pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
-        self.flows[pkt.flow.idx()].nacks_sent += 1;
-        let entropy = match &mut self.spray {
-            Some(s) => s.entropy(from),
-            None => pkt.entropy,
-        };
+        let flow = &mut self.flows[pkt.flow.idx()];
+        flow.nacks_sent += 1;
+        let entropy = flow.selector.reply(pkt.entropy, &mut self.host_draws, from);
         let nack = Packet {
             dst: to,
             entropy,
@@ -297,6 +290,7 @@ impl World {
             self.pool.free(r);
             return;
         }
+        flow.selector.on_loss(now, flow.sender.rto_in_force(), Loss::TrimNack);
         self.pump(f, r);
         if head || self.flows[f.idx()].rto_deadline == NEVER {
             self.arm_rto(f);
@@ -314,10 +308,7 @@ impl World {
         if a.ece {
             fl |= flags::ECE;
         }
-        let entropy = match &mut self.spray {
-            Some(s) => s.entropy(flow.dst),
-            None => entropy,
-        };
+        let entropy = flow.selector.reply(entropy, &mut self.host_draws, flow.dst);
         let blocks = a.sacks.iter().take_while(|b| !b.is_empty()).count();
         let mut ack = Packet {
             flow: f,
@@ -386,15 +377,16 @@ impl World {
             self.pool.free(r);
             return;
         }
-        if let Some(s) = &mut flow.subflows {
-            s.on_ack(pkt.entropy, now);
-        }
         let sacks = self.sacks_of(r, pkt);
         if pkt.payload != 0 {
             self.take_advertised(f, pkt.seq, pkt.payload);
         }
         let flow = &mut self.flows[f.idx()];
-        let effect = flow.sender.on_ack(now, pkt.seq, &sacks, pkt.has(flags::ECE), pkt.ts);
+        let ece = pkt.has(flags::ECE);
+        let una = flow.sender.snd_una;
+        let effect = flow.sender.on_ack(now, pkt.seq, &sacks, ece, pkt.ts);
+        let acked = flow.sender.snd_una - una;
+        flow.selector.on_ack(now, &AckSeen { entropy: pkt.entropy, acked, ece });
         if effect.finished {
             self.pool.free(r);
             self.finish_flow(f);
@@ -489,9 +481,7 @@ impl World {
             return;
         }
         flow.sender.on_timeout(now);
-        if let Some(s) = &mut flow.subflows {
-            s.on_loss_signal(now);
-        }
+        flow.selector.on_loss(now, flow.sender.rto_in_force(), Loss::Timeout);
         self.pump(f, NIL);
         self.arm_rto(f);
     }
@@ -548,9 +538,7 @@ impl World {
             return;
         }
         if flow.sender.on_packet_timeouts(now) > 0 {
-            if let Some(s) = &mut flow.subflows {
-                s.on_loss_signal(now);
-            }
+            flow.selector.on_loss(now, flow.sender.rto_in_force(), Loss::Timeout);
         }
         self.pump(f, NIL);
         self.arm_packet_rto(f);

@@ -1,7 +1,7 @@
 //! A flow: its sender and receiver state machines, timers and the facts recorded about it.
 
 use crate::ids::{FlowId, HostId};
-use crate::routing::Subflows;
+use crate::routing::Selector;
 use crate::transport::{Receiver, Sender, SmallQueues};
 use crate::units::Time;
 
@@ -21,9 +21,10 @@ pub struct Flow {
     /// Bytes to send; `u64::MAX` for a flow that never ends.
     pub size: u64,
     pub start: Time,
+    /// The flow's own 32-bit hash: its ECMP entropy, and the seed of its other paths.
     pub entropy: u32,
-    /// UnoLB's subflows (`None` under ECMP: every packet carries `entropy`).
-    pub subflows: Option<Box<Subflows>>,
+    /// Which entropy each of its packets carries (`routing/select`).
+    pub selector: Selector,
     pub incast: u32,
     pub sender: Sender,
     pub receiver: Receiver,

@@ -8,7 +8,8 @@ use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowS
 use crate::net::queue::Admission;
 use crate::net::PortState;
 use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
-use crate::routing::{Fib, Routes, Spray};
+use crate::routing::select::HostDraws;
+use crate::routing::{Fib, Routes};
 use crate::topology::Topology;
 use crate::transport::TransportConfig;
 use crate::units::Time;
@@ -84,8 +85,9 @@ pub struct World {
     pub routes: Routes,
     /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
     pub fib: Option<Fib>,
-    /// Per-packet spraying (`None`: per-flow ECMP).
-    pub spray: Option<Spray>,
+    /// The hosts' own random streams for the entropies a flow's selector draws per packet
+    /// (spraying's; empty unless flows spray).
+    pub host_draws: HostDraws,
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
@@ -100,6 +102,7 @@ pub struct World {
     pub pinned: Vec<(HostId, HostId, HostId)>,
     pub flows: Vec<Flow>,
     pub transport: TransportConfig,
+    /// The scenario's path-selection scheme: each flow gets its own selector of it.
     pub load_balancing: LoadBalancing,
     /// Base RTT of flows inside a datacenter and of flows across (the class references).
     pub class_rtt: (Time, Time),

@@ -34,6 +34,20 @@ degree = 26
 bytes_per_sender = "20KB"
 "#;
 
+/// A k = 4 fat-tree of 10 Gb/s, 1 us links with DCTCP senders (200 us minimum RTO),
+/// recording flows; the load balancing and the traffic follow.
+pub const FAT_TREE_K4: &str = r#"
+[topology]
+kind = "fat_tree"
+k = 4
+host_link = { rate = "10Gbps", delay = "1us" }
+[transport]
+cc = "dctcp"
+min_rto = "200us"
+[record]
+flows = true
+"#;
+
 pub fn run(toml: &str) -> Results {
     let spec = parse_scenario(toml, &load_file).unwrap_or_else(|e| panic!("scenario error: {e}"));
     let mut sim = Simulation::new(&spec).unwrap();

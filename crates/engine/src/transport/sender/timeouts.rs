@@ -105,4 +105,10 @@ impl Sender {
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }
+
+    /// The retransmission timeout in force: the per-packet one when the sender keeps
+    /// per-packet deadlines, else the timer's.
+    pub fn rto_in_force(&self) -> Time {
+        self.packet_rto().map_or_else(|| self.rto(), |q| q.rto)
+    }
 }
