@@ -10,10 +10,30 @@ choice list here with what the engine accepts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-Schema = dict[str, Any]
+from fanin.schema_fields import (
+    Schema,
+    field as _field,
+    TIME,
+    RATE,
+    BYTES,
+    SIZE,
+    PACKETS,
+    TIME_OR_RTTS,
+    SIZE_OR_BDPS,
+    SIZE_OR_UNLIMITED,
+    integer as _int,
+    fraction as _fraction,
+    boolean as _bool,
+    choice as _choice,
+    string as _string,
+    ref as _ref,
+    table as _table,
+    by_kind as _by_kind,
+    TIME_UNITS,  # the unit lists are also read from here by tests
+    RATE_UNITS,
+    BYTE_UNITS,
+    SIZE_UNITS,
+)
 
 # Closed choices, in the order the engine lists them in an error's `allowed`.
 TOPOLOGY_KINDS = ["dumbbell", "star", "leaf_spine", "fat_tree", "multi_dc", "subways", "bcube", "jellyfish"]
@@ -53,110 +73,6 @@ SCHEMES = ["baseline", "naive", "streamlined"]
 PROXY_ORDERS = ["round_robin", "arrival"]
 EVENT_ACTIONS = ["fail", "recover", "drop"]
 DROP_PRESETS = ["uno_setup1", "uno_setup2"]
-
-# Quantities are strings: a decimal number (`_` separators, no sign but `+`, no exponent),
-# optional spaces, then a case-sensitive unit.
-_NUMBER = r"\+?(?:[0-9_]*[0-9][0-9_]*(?:\.[0-9_]*)?|[0-9_]*\.[0-9_]*[0-9][0-9_]*)"
-# A multiple of the flow's own path ("1bdp", "2rtt") is any positive float.
-_MULTIPLE = r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-TIME_UNITS = ["ps", "ns", "us", "µs", "ms", "s"]
-RATE_UNITS = ["bps", "Kbps", "Mbps", "Gbps", "Tbps", "K", "M", "G", "T"]
-BYTE_UNITS = ["B", "KB", "MB", "GB", "KiB", "MiB", "GiB"]
-SIZE_UNITS = [*BYTE_UNITS, "pkt"]
-
-
-def _pattern(*alternatives: str) -> str:
-    return r"^\s*(?:" + "|".join(alternatives) + r")\s*$"
-
-
-def _with_unit(number: str, units: list[str]) -> str:
-    return number + r"\s*(?:" + "|".join(units) + ")"
-
-
-def _field(base: Schema, description: str, default: Any = None) -> Schema:
-    out = {**base, "description": description}
-    if default is not None:
-        out["default"] = default
-    return out
-
-
-@dataclass(frozen=True)
-class _Quantity:
-    """A kind of quantity; called with a field's description, it gives the field's schema."""
-
-    pattern: str
-    hint: str  # the units and an example, after each field's own description
-
-    def __call__(self, description: str, default: str | None = None) -> Schema:
-        return _field({"type": "string", "pattern": self.pattern}, f"{description} ({self.hint})", default)
-
-
-def _units(kind: str, units: list[str], example: str, *also: str) -> _Quantity:
-    hint = f"{kind} in {', '.join(units)}, e.g. {example}"
-    return _Quantity(_pattern(_with_unit(_NUMBER, units), *also), hint)
-
-
-TIME = _units("time", TIME_UNITS, '"200us"')
-RATE = _units("rate", RATE_UNITS, '"10Gbps"')
-BYTES = _units("size", BYTE_UNITS, '"64KiB"')
-SIZE = _units("size", SIZE_UNITS, '"65pkt"')
-PACKETS = _units("packet count", ["pkt"], '"100pkt"')
-TIME_OR_RTTS = _units("time", TIME_UNITS, '"200us", or "<x>rtt"', _with_unit(_MULTIPLE, ["rtt"]))
-SIZE_OR_BDPS = _units("size", SIZE_UNITS, '"10pkt", or "<x>bdp"', _with_unit(_MULTIPLE, ["bdp"]))
-SIZE_OR_UNLIMITED = _units("size", SIZE_UNITS, '"1000pkt", or "unlimited"', "unlimited")
-
-
-def _int(description: str, minimum: int, maximum: int | None = None, default: int | None = None) -> Schema:
-    out: Schema = {"type": "integer", "minimum": minimum}
-    if maximum is not None:
-        out["maximum"] = maximum
-    return _field(out, description, default)
-
-
-def _fraction(description: str, default: float | None = None, *, closed: bool = False) -> Schema:
-    """A float in (0, 1], or in [0, 1] when ``closed``."""
-    low = {"minimum": 0} if closed else {"exclusiveMinimum": 0}
-    return _field({"type": "number", **low, "maximum": 1}, description, default)
-
-
-def _bool(description: str, default: bool | None = None) -> Schema:
-    return _field({"type": "boolean"}, description, default)
-
-
-def _choice(values: list[str], description: str, default: str | None = None) -> Schema:
-    return _field({"type": "string", "enum": values}, description, default)
-
-
-def _string(description: str, default: str | None = None) -> Schema:
-    return _field({"type": "string"}, description, default)
-
-
-def _ref(name: str, description: str) -> Schema:
-    return {"$ref": f"#/$defs/{name}", "description": description}
-
-
-def _table(properties: dict[str, Schema], description: str = "", required: tuple[str, ...] = ()) -> Schema:
-    out: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
-    if description:
-        out["description"] = description
-    if required:
-        out["required"] = list(required)
-    return out
-
-
-def _by_kind(table: Schema, key: str, fields: dict[str, list[str]], default: str | None = None) -> Schema:
-    """Only the fields each value of ``key`` reads, as the engine rejects the others.
-
-    The default's condition holds also when ``key`` is not given.
-    """
-    rules = []
-    for value, names in fields.items():
-        condition: Schema = {"properties": {key: {"const": value}}}
-        if value != default:
-            condition["required"] = [key]
-        rules.append({"if": condition, "then": {"propertyNames": {"enum": [key, *names]}}})
-    return {**table, "allOf": rules}
-
 
 # ------------------------------------------------------------------ sections
 
