@@ -173,3 +173,48 @@ def rate_lines(ax: Any, rates: pd.DataFrame, title: str) -> None:
     ax.set_title(title, fontsize=8)
     ax.set_xlabel("time (ms)")
     ax.set_ylim(0, 100)
+
+
+# ---- Fig 13: failures ---------------------------------------------------------------------
+
+FAILURE_SCHEMES = {"spray": "Spraying", "unolb": "UnoLB", "plb": "PLB"}
+
+
+def derive_failure(results: Results, point: dict[str, Any]) -> pd.DataFrame:
+    """A Fig 13 run: its flows' mean and p99 FCT (ms; numpy's linear p99, as the artifact's
+    violin script), and how many finished (an unfinished flow leaves both null)."""
+    f = results.flows
+    done = f[f["completed"]]
+    fct_ms = done["fct_ps"].astype(float).to_numpy() / 1e9
+    whole = len(done) == len(f)
+    return pd.DataFrame(
+        [
+            {
+                "flows": len(f),
+                "completed": len(done),
+                "mean_fct_ms": float(fct_ms.mean()) if whole else np.nan,
+                "p99_fct_ms": float(np.percentile(fct_ms, 99)) if whole else np.nan,
+            }
+        ]
+    )
+
+
+def failure_means(df: pd.DataFrame, col: str = "mean_fct_ms") -> pd.Series:
+    """Per variant: the mean over seeds of each run's ``col``."""
+    return df.groupby("variant")[col].mean()
+
+
+def failure_violins(df: pd.DataFrame, ylabel: str, col: str = "mean_fct_ms") -> Any:
+    """Violins of the per-seed values of ``col``, one per variant, with each one's p99 marked."""
+    import matplotlib.pyplot as plt
+
+    variants = [v for v in df["variant"].drop_duplicates()]
+    data = [df[df["variant"] == v][col].dropna().to_numpy() for v in variants]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    shown = [(i, d) for i, d in enumerate(data) if len(d)]
+    ax.violinplot([d for _, d in shown], positions=[i for i, _ in shown], showmeans=True)
+    ax.scatter([i for i, _ in shown], [np.percentile(d, 99) for _, d in shown], marker="_", s=200, color="k", label="p99")
+    ax.set_xticks(range(len(variants)), variants, fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7)
+    return fig
