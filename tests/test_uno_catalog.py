@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from fanin.catalog.repro import repro
-from fanin.catalog.uno import base_rtts_s, derive_fct, min_jfi_after, rates_with_jfi
+from fanin.catalog.uno import base_rtts_s, derive_failure, derive_fct, min_jfi_after, rates_with_jfi
 
 
 def test_fig1b_analytic_crossovers(tmp_path: Path) -> None:
@@ -111,3 +111,14 @@ def test_fig8_quick_draws_unos_rate_panel(tmp_path: Path) -> None:
     assert ((rates["jfi"] > 0) & (rates["jfi"] <= 1 + 1e-12)).all()
     assert rates["rate_gbps"].max() <= 100.0
     assert (tmp_path / "uno" / "figures" / "fig8-rates.svg").is_file()
+
+
+def test_a_failure_run_with_an_unfinished_flow_has_no_fct() -> None:
+    """Fig. 13's derive: the mean and p99 over the flows (numpy's linear p99), and null, never
+    0, when a flow did not finish."""
+    flows = pd.DataFrame({"completed": [True, True], "fct_ps": [2e9, 4e9]})
+    row = derive_failure(SimpleNamespace(flows=flows), {}).iloc[0]
+    assert (row["mean_fct_ms"], row["p99_fct_ms"]) == (3.0, 2 + 2 * 0.99)
+    flows = pd.DataFrame({"completed": [True, False], "fct_ps": [2e9, None]})
+    row = derive_failure(SimpleNamespace(flows=flows), {}).iloc[0]
+    assert row["completed"] == 1 and np.isnan(row["mean_fct_ms"]) and np.isnan(row["p99_fct_ms"])
