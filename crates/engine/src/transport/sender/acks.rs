@@ -63,7 +63,9 @@ impl Sender {
         }
     }
 
-    /// The cumulative ACK moves to `ack`: the segments below it leave the board.
+    /// The cumulative ACK moves to `ack`: the segments below it leave the board. Inlined:
+    /// a call costs every ACK a dozen instructions (bench (a): 0.6 %).
+    #[inline(always)]
     pub(super) fn take_cumulative(&mut self, ack: u64, newly: &mut Newly) {
         if ack <= self.snd_una {
             return;
