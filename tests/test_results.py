@@ -51,6 +51,8 @@ def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str,
     s.set("record.windows", {})
     s.set("record.rates", {"interval": "10us"})
     s.set("event", [{"at": "1s", "link": "bottleneck", "action": "fail"}])
+    s.set("transport.recovery", "basic")
+    s.set("transport.erasure", {"scope": "all"})
     r = fanin.run(s)
     # bursts and responses come with a request/response incast (tests/test_imc24.py).
     assert set(r.tables) == set(SCHEMAS) - {"bursts", "responses"}
@@ -80,6 +82,21 @@ def test_failure_drops_are_apart_from_buffer_drops(small_incast: dict[str, Any])
     assert lost > 0 and r.summary["failure_drops"] == lost
     assert r.summary["drops"] == 0 and r.ports["dropped_pkts"].sum() == 0
     assert r.summary["flows_completed"] == 0
+
+
+def test_erasure_table_has_a_row_per_coded_flow(small_incast: dict[str, Any]) -> None:
+    """(8, 2) blocks on every flow of the 8 x 64 KB incast: 64,000 B in 1,460 B segments is
+    6 blocks (70,080 B of data positions, 87,600 B coded); without coding, no table."""
+    assert len(fanin.run(Scenario.from_dict(small_incast)).erasure) == 0
+    s = Scenario.from_dict(small_incast).set("transport.recovery", "basic")
+    s.set("transport.erasure", {"scope": "all"})
+    r = fanin.run(s)
+    e = r.erasure
+    assert list(e["flow_id"]) == list(range(8))
+    assert set(e["blocks"]) == {6} and set(e["coded_bytes"]) == {87_600} and set(e["parity_pkts"]) == {12}
+    assert list(r.flows["size_bytes"]) == [64_000] * 8 and list(r.flows["bytes_acked"]) == [87_600] * 8
+    assert r.summary["parity_nacks"] == e["parity_nacks_sent"].sum()
+    assert r.summary["rebuilt_blocks"] == e["rebuilt_blocks"].sum()
 
 
 def test_parquet_round_trip_and_manifest(tmp_path: Path, small_incast: dict[str, Any]) -> None:

@@ -281,6 +281,7 @@ REACHES = {
     "transport.icon.variant": {"transport.icon": {}},
     "transport.icon.rate": {"transport.icon": {}},
     "transport.icon.pace_scope": {"transport.icon": {}},
+    "transport.erasure.scope": {"transport.recovery": "basic", "transport.erasure": {}},
     "workload[0].kind": {},
     "workload[0].pick": {},
     "workload[0].scheme": {"workload": [{"kind": "proxy_incast", "degree": 2, "bytes_per_sender": "1KB"}]},

@@ -144,6 +144,15 @@ SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
         ("blocks_3_losses", _U64),
         ("blocks_more_losses", _U64),
     ],
+    "erasure": [
+        ("flow_id", _U64),
+        ("blocks", _U64),
+        ("coded_bytes", _U64),
+        ("parity_pkts", _U64),
+        ("parity_nacks_sent", _U64),
+        ("parity_nacks", _U64),
+        ("rebuilt_blocks", _U64),
+    ],
 }
 """The documented columns of the standard tables, exactly as the engine produces them."""
 
@@ -292,6 +301,10 @@ class Results:
     @property
     def faults(self) -> pd.DataFrame:
         return self.table("faults")
+
+    @property
+    def erasure(self) -> pd.DataFrame:
+        return self.table("erasure")
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{n}={t.num_rows}" for n, t in self.tables.items())

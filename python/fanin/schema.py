@@ -52,6 +52,7 @@ NACK_DECREASES = ["mss", "as_mark", "halve"]
 TIMESTAMPS = ["sender", "first_switch"]
 RTO_KINDS = ["adaptive", "per_packet"]
 MPRDMA_VARIANTS = ["a", "b"]
+ERASURE_SCOPES = ["inter", "all"]
 LB_KINDS = ["ecmp", "spray", "unolb", "plb"]
 WORKLOAD_KINDS = [
     "incast",
@@ -288,6 +289,15 @@ def _transport() -> Schema:
                     "min_rwnd": SIZE("smallest advertised window, whole MSS", "2pkt"),
                 },
                 "ICTCP's receiver windows (a receiver-side policy, any cc); present = on, {} = the paper's values",
+            ),
+            "erasure": _table(
+                {
+                    "data": _int("data packets per block (the flow is padded to whole blocks)", 1, 31, 8),
+                    "parity": _int("parity packets per block; data + parity <= 32", 1, 31, 2),
+                    "ec_wait": TIME("a block's wait before its parity NACK (default 5 Ql; + 3 Ql_inter between DCs)"),
+                    "scope": _choice(ERASURE_SCOPES, "which flows are coded", "inter"),
+                },
+                "UnoRC's erasure-coded blocks, any cc (recovery = basic); present = on, {} = (8, 2) on inter-DC flows",
             ),
         },
         "The one transport every flow uses.",

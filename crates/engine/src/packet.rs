@@ -27,6 +27,9 @@ pub enum PacketKind {
     /// ICON's incast degree update: the receiver tells a sender on a persistent
     /// connection the degree of its next incast (`seq` carries n).
     Degree = 4,
+    /// A parity NACK of an erasure-coded block (`reliability::erasure`): the receiver asks
+    /// for the block holding byte `seq`, which did not complete within `ec_wait`.
+    ParityNack = 5,
 }
 
 /// ECN and TCP flag bits.

@@ -5,36 +5,15 @@
 mod common;
 
 use common::{opt_u64s, strs, u32s, u64s};
-use fanin_engine::{parse_scenario, Results, Simulation};
+use fanin_engine::{parse_scenario, Results};
 
 /// One sender, one receiver, a 10 Gb/s star: a 5 MB flow takes about 4.2 ms.
 fn lone_flow(extra: &str) -> String {
-    format!(
-        r#"seed = 1
-{extra}
-[topology]
-kind = "dumbbell"
-senders = 1
-host_link = {{ rate = "10Gbps", delay = "1us" }}
-[transport]
-cc = "dctcp"
-min_rto = "200us"
-[[workload]]
-kind = "flow"
-src = "s0"
-dst = "r0"
-bytes = "5MB"
-"#
-    )
+    common::lone_flow(extra, "min_rto = \"200us\"", "5MB")
 }
 
 fn run_checked(toml: &str) -> Results {
-    let spec = parse_scenario(toml, &common::load_file).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(&spec).unwrap();
-    sim.run();
-    let c = sim.conservation();
-    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{c:?}");
-    sim.finish()
+    common::run_conserving(toml).finish()
 }
 
 /// The bottleneck port's row (`sw0->r0`) of a `ports` column.
@@ -123,18 +102,7 @@ fn two_dc(lb: &str, events: &str) -> String {
         r#"seed = 3
 duration = "100ms"
 {events}
-[topology]
-kind = "multi_dc"
-fabric = "leaf_spine"
-interconnect = "border"
-leaves = 2
-spines = 1
-hosts_per_leaf = 2
-border_links = 1
-wan_links = 2
-host_link = {{ rate = "10Gbps", delay = "1us" }}
-long_haul_link = {{ delay = "10us" }}
-[transport]
+{}[transport]
 cc = "dctcp"
 min_rto = "200us"
 [routing]
@@ -144,7 +112,8 @@ kind = "flow"
 src = "h0"
 dst = "h7"
 bytes = "100KB"
-"#
+"#,
+        common::two_leaf_spines(2, "10Gbps", "10us")
     )
 }
 

@@ -44,10 +44,13 @@ pub enum EventKind {
     Wake = 13,
     /// A shared buffer's periodic threshold recomputation (index: the buffer).
     BufferTick = 14,
+    /// A receiver's erasure-coded block timer (`ec_wait`), valid if its generation still
+    /// matches (index: the flow).
+    EcWait = 15,
 }
 
 #[cfg(test)]
-const KINDS: [EventKind; 15] = [
+const KINDS: [EventKind; 16] = [
     EventKind::Arrive,
     EventKind::FlowStart,
     EventKind::Rto,
@@ -63,6 +66,7 @@ const KINDS: [EventKind; 15] = [
     EventKind::ProxyTurn,
     EventKind::Wake,
     EventKind::BufferTick,
+    EventKind::EcWait,
 ];
 
 /// An event is packed into 8 bytes: kind (8 bits), a 24-bit field and a 32-bit index. The
@@ -117,7 +121,8 @@ impl Event {
             11 => EventKind::PacketRto,
             12 => EventKind::ProxyTurn,
             13 => EventKind::Wake,
-            _ => EventKind::BufferTick,
+            14 => EventKind::BufferTick,
+            _ => EventKind::EcWait,
         }
     }
 

@@ -45,10 +45,13 @@ impl PacketRto {
         self.queue.push_back((seg, deadline));
         self.transmissions += 1;
         let i = (seg - self.base) as usize;
-        if i == self.latest.len() {
-            self.latest.push_back(deadline);
-        } else {
+        if i < self.latest.len() {
             self.latest[i] = deadline;
+        } else {
+            // Segments skipped without being sent (an erasure-coded block decoded before
+            // its last packets left) have no deadline.
+            self.latest.resize(i, 0);
+            self.latest.push_back(deadline);
         }
     }
 

@@ -8,6 +8,7 @@ pub mod spec;
 mod buffer;
 mod control;
 mod dequeue_marking;
+mod erasure;
 mod events;
 mod fields;
 mod icon;
@@ -118,7 +119,9 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     let switch_buffer = buffer::buffer(&cx.at("switch.buffer"), spec.switch.buffer.as_ref(), &switch_queue, packet)?;
     let tsq = small_queues(&cx.at("host"), spec, &transport, packet)?;
     let host_rate = topology.hosts.first().and_then(|&h| topology.ports().find(|(_, p)| p.from == h)).map_or(1, |(_, p)| p.rate_bps);
-    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, &switch_queue, &inter_queue, host_rate)?;
+    let ql = window::queue_latencies(&transport, &switch_queue, &inter_queue, host_rate);
+    window::resolve_rto(&cx.at("transport"), &spec.transport, &mut transport, ql)?;
+    erasure::resolve_wait(&cx.at("transport"), &spec.transport, &mut transport, ql)?;
     let duration = cx.opt_time("duration", &spec.duration)?;
     if duration == Some(0) {
         return Err(ScenarioError::new("duration", "must be positive"));
@@ -141,6 +144,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
     if measure.is_some() {
         measure::check_workloads(&cx.at("measure"), &workloads)?;
     }
+    erasure::check(&cx.at("transport"), &transport, &topology, &workloads)?;
     let record = record::record(&cx.at("record"), &spec.record, &topology)?;
     let faults = events::events(&cx, &spec.event, &topology)?;
     let rcx = cx.at("routing");

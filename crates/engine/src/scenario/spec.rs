@@ -266,6 +266,17 @@ pub struct TransportSpec {
     pub mprdma: Option<MprdmaSpec>,
     pub icon: Option<IconSpec>,
     pub ictcp: Option<IctcpSpec>,
+    pub erasure: Option<ErasureSpec>,
+}
+
+/// `[transport.erasure]`: UnoRC's erasure-coded blocks (present: on).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ErasureSpec {
+    pub data: Option<i64>,
+    pub parity: Option<i64>,
+    pub ec_wait: Option<String>,
+    pub scope: Option<String>,
 }
 
 /// `[transport.ictcp]`: ICTCP's receiver windows (present: on; `{}`: the paper's values).

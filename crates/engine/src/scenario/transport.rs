@@ -138,6 +138,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         pacing: false,
         icon: super::icon::icon(cx, t)?,
         receiver_policy: super::ictcp::ictcp(cx, t, mtu - header)?,
+        erasure: None,
         stamp_at_first_switch: false,
         rto: RtoMode::Adaptive,
         base_rtt: None,
@@ -172,6 +173,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         delayed_ack_timeout: cx.time("delayed_ack_timeout", &t.delayed_ack_timeout, "1ms")?,
     };
     window::window_fields(cx, t, &kinds, &mut out)?;
+    out.erasure = super::erasure::erasure(cx, t, &out)?;
     Ok(out)
 }
 

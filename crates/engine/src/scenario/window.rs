@@ -7,7 +7,7 @@ use super::spec::{CcSpec, TransportSpec};
 use crate::net::queue::QueueConfig;
 use crate::transport::cc::{GeminiConfig, MprdmaConfig, UnoConfig};
 use crate::transport::{CcKind, RtoMode, TransportConfig};
-use crate::units::{serialization_ps, PS_PER_MS};
+use crate::units::{serialization_ps, Time, PS_PER_MS};
 use crate::ScenarioError;
 
 pub const CC_KINDS: &[&str] = &["newreno", "dctcp", "hotnets_dctcp", "uno", "gemini", "mprdma", "bbr"];
@@ -102,15 +102,20 @@ pub fn default_mprdma() -> MprdmaConfig {
     MprdmaConfig { decrease: 0.5 }
 }
 
+/// Ql_intra and Ql_inter: the switch queue limit (always finite) and the inter ports' one,
+/// drained at the host link rate (Uno's unit of timeouts and `ec_wait`).
+pub fn queue_latencies(out: &TransportConfig, switch_queue: &QueueConfig, inter_queue: &QueueConfig, host_rate_bps: u64) -> (Time, Time) {
+    let packet = out.mtu + out.framing;
+    let ql = |q: &QueueConfig| serialization_ps(q.limit_bytes.min(q.limit_pkts.saturating_mul(packet)), host_rate_bps);
+    (ql(switch_queue), ql(inter_queue))
+}
+
 /// The per-packet RTO margins: the scenario's, else Uno's 5 Ql (intra) and 3 more Ql
 /// (inter), Ql = the switch queue limit (always finite) drained at the host link rate.
 /// Ql_intra comes from `[switch.queue]`, Ql_inter from the inter ports' queues (Uno Fig 12
 /// sizes them apart).
-pub fn resolve_rto(cx: &Ctx, t: &TransportSpec, out: &mut TransportConfig, switch_queue: &QueueConfig, inter_queue: &QueueConfig, host_rate_bps: u64) -> Result<(), ScenarioError> {
+pub fn resolve_rto(cx: &Ctx, t: &TransportSpec, out: &mut TransportConfig, (ql_intra, ql_inter): (Time, Time)) -> Result<(), ScenarioError> {
     let RtoMode::PerPacket { .. } = out.rto else { return Ok(()) };
-    let packet = out.mtu + out.framing;
-    let ql = |q: &QueueConfig| serialization_ps(q.limit_bytes.min(q.limit_pkts.saturating_mul(packet)), host_rate_bps);
-    let (ql_intra, ql_inter) = (ql(switch_queue), ql(inter_queue));
     let margin = |key: &str, v: &Option<String>, times: u64, ql: u64| -> Result<u64, ScenarioError> { Ok(cx.opt_time(key, v)?.unwrap_or(times * ql)) };
     out.rto = RtoMode::PerPacket { margin: margin("rto_margin", &t.rto_margin, 5, ql_intra)?, margin_inter: margin("rto_margin_inter", &t.rto_margin_inter, 3, ql_inter)? };
     Ok(())

@@ -280,10 +280,16 @@ impl World {
         let entropy = hash32(self.seed, Stream::Flow, id.0 as u64);
         let (route_dst, ack_dst) = if via == NO_HOST { (self.route_dst(src, dst), self.route_dst(dst, src)) } else { (via, via) };
         let path = self.flow_path(src, dst, entropy);
+        // A coded flow's endpoints carry its padded stream of whole blocks.
+        let erasure = self.erasure_for(id, via, size, &path);
+        let stream = erasure.as_ref().map_or(size, |e| e.coded_bytes());
         let t = &self.transport;
-        let mut sender = t.new_sender(size, &path);
+        let mut sender = t.new_sender(stream, &path);
+        if erasure.is_some() {
+            sender.recover_by_blocks();
+        }
         self.scale_to_path(&mut sender, src, dst, via, entropy);
-        let receiver = Receiver::new(size, &t.receiver);
+        let receiver = Receiver::new(stream, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         let selector = self.new_selector(id, src, dst, start, entropy);
         self.flows.push(Flow {
@@ -319,6 +325,7 @@ impl World {
             turns: NO_TURNS,
             nic: Default::default(),
             wake_at: NEVER,
+            erasure,
         });
         self.attach_icon(id, incast != NO_INCAST);
         id

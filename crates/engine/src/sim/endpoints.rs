@@ -194,6 +194,9 @@ impl World {
             let ts = flow.dack_ts;
             self.send_ack(f, NIL, a, ts, pkt.entropy);
         }
+        if self.flows[f.idx()].erasure.is_some() {
+            self.erasure_data(f, pkt);
+        }
         let flow = &mut self.flows[f.idx()];
         let ack = flow.receiver.on_data(pkt.seq, pkt.payload as u64, ce, pkt.has(flags::CWR));
         let rpc = flow.rpc != NO_RPC;

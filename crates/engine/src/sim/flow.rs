@@ -1,6 +1,7 @@
 //! A flow: its sender and receiver state machines, timers and the facts recorded about it.
 
 use crate::ids::{FlowId, HostId};
+use crate::reliability::BlockReceiver;
 use crate::routing::Selector;
 use crate::transport::{Receiver, Sender, SmallQueues};
 use crate::units::Time;
@@ -68,6 +69,9 @@ pub struct Flow {
     /// throttled flow (`NEVER`: none).
     pub nic: SmallQueues,
     pub wake_at: Time,
+    /// An erasure-coded flow's blocks at its receiver (`None`: not coded). Its sender and
+    /// receiver then carry the padded stream; `size` stays the application's.
+    pub erasure: Option<Box<BlockReceiver>>,
 }
 
 impl Flow {

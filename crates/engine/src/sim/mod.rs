@@ -3,6 +3,7 @@
 mod arrivals;
 mod build;
 mod endpoints;
+mod erasure;
 mod flow;
 mod icon;
 pub mod memory;

@@ -55,6 +55,11 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     if w.measure.is_some() {
         summary.extend(measured_counts(w));
     }
+    if w.transport.erasure.is_some() {
+        let (table, totals) = erasure_table(w);
+        tables.push(table);
+        summary.extend(totals);
+    }
     let faulty: Vec<(usize, FaultCounters)> = w.ports.iter().enumerate().filter_map(|(i, p)| Some((i, p.queue.fault_counters()?))).collect();
     if !faulty.is_empty() {
         let drops: u64 = faulty.iter().map(|(_, c)| c.failed_pkts + c.lost_pkts).sum();
@@ -106,6 +111,30 @@ fn flows_table(w: &World, names: &[String]) -> Table {
         .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()))
         .push("measured", Column::Bool(f.iter().map(|x| w.measured(x.start)).collect()));
     t
+}
+
+/// `[transport.erasure]`: one row per coded flow, and the summary's totals of its NACKs and
+/// rebuilt blocks.
+fn erasure_table(w: &World) -> (Table, [(String, f64); 2]) {
+    let coded: Vec<(usize, &super::Flow)> = w.flows.iter().enumerate().filter(|(_, f)| f.erasure.is_some()).collect();
+    fn e(f: &super::Flow) -> &crate::reliability::BlockReceiver {
+        f.erasure.as_deref().expect("a coded flow")
+    }
+    let c = |g: &dyn Fn(&super::Flow) -> u64| Column::U64(coded.iter().map(|&(_, f)| g(f)).collect());
+    let mut t = Table::new("erasure");
+    t.push("flow_id", Column::U64(coded.iter().map(|&(i, _)| i as u64).collect()))
+        .push("blocks", c(&|f| e(f).blocks()))
+        .push("coded_bytes", c(&|f| e(f).coded_bytes()))
+        .push("parity_pkts", c(&|f| e(f).parity_packets()))
+        .push("parity_nacks_sent", c(&|f| e(f).nacks_sent))
+        .push("parity_nacks", c(&|f| e(f).nacks_acted))
+        .push("rebuilt_blocks", c(&|f| e(f).rebuilt_blocks()));
+    let sum = |g: &dyn Fn(&super::Flow) -> u64| coded.iter().map(|&(_, f)| g(f)).sum::<u64>() as f64;
+    let totals = [
+        ("parity_nacks".to_string(), sum(&|f| e(f).nacks_sent)),
+        ("rebuilt_blocks".to_string(), sum(&|f| e(f).rebuilt_blocks())),
+    ];
+    (t, totals)
 }
 
 fn incasts_table(w: &World) -> Table {

@@ -231,9 +231,14 @@ impl World {
             arrive_at: 0,
             next: NIL,
         };
+        self.send_from_host(from, pkt);
+    }
+
+    /// Puts a new packet on host `from`'s NIC towards `pkt.dst`, on the path its entropy picks.
+    pub(super) fn send_from_host(&mut self, from: HostId, pkt: Packet) {
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
-        let nic = self.nic(from, to, pkt.entropy);
+        let nic = self.nic(from, pkt.dst, pkt.entropy);
         self.enqueue(nic, r);
     }
 

@@ -276,6 +276,7 @@ impl World {
             EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
             EventKind::Wake => self.wake_fired(FlowId(ev.index())),
             EventKind::BufferTick => self.buffer_tick(ev.index()),
+            EventKind::EcWait => self.ec_wait_fired(FlowId(ev.index()), ev),
         }
     }
 
@@ -550,6 +551,7 @@ impl World {
                 PacketKind::Control => self.on_control(r, &pkt),
                 PacketKind::Nack => self.on_nack(r, &pkt),
                 PacketKind::Degree => self.on_degree(r, &pkt),
+                PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
             }
         }
     }

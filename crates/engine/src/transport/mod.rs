@@ -96,6 +96,8 @@ pub struct TransportConfig {
     pub icon: Option<IconConfig>,
     /// A receiver-side policy setting the windows ACKs advertise (ICTCP; `None`: off).
     pub receiver_policy: Option<PolicyConfig>,
+    /// UnoRC's erasure-coded blocks (`[transport.erasure]`; `None`: off).
+    pub erasure: Option<crate::reliability::ErasureConfig>,
     /// Data packets are re-stamped when their host NIC starts sending them (Uno's
     /// artifact, at the first switch), so host queueing stays out of RTT samples.
     pub stamp_at_first_switch: bool,

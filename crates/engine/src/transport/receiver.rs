@@ -174,6 +174,23 @@ impl Receiver {
         }
     }
 
+    /// Bytes `[start, end)` are received without all their packets: an erasure-coded block
+    /// was decoded (`reliability::erasure`). Call before [`Receiver::on_data`] of the packet
+    /// that completed it, so its ACK covers the block. Coded flows run `basic` recovery,
+    /// whose one SACK block is the range holding the triggering packet.
+    pub fn decoded(&mut self, start: u64, end: u64) {
+        debug_assert_eq!(self.sack, SackReport::Triggering);
+        if end <= self.rcv_nxt {
+            return;
+        }
+        if start <= self.rcv_nxt {
+            self.rcv_nxt = end;
+            self.absorb_ooo();
+        } else {
+            self.insert_ooo(start, end);
+        }
+    }
+
     /// DCTCP's echo state machine (RFC 8257, 3.2): when a segment's CE bit differs from the
     /// data still waiting for a delayed ACK, that data is acknowledged first with its own
     /// CE state, so every ACK covers data of one state. Call before [`Receiver::on_data`].

@@ -157,6 +157,19 @@ impl Scoreboard {
         self.rack_scan = self.rack_scan.max(self.base);
     }
 
+    /// Moves an empty board (everything sent is acknowledged) to segment `seg`: the segments
+    /// in between were acknowledged without being sent (an erasure-coded block the receiver
+    /// decoded before its last packets left).
+    pub fn skip_to(&mut self, seg: u64) {
+        debug_assert!(self.slots.is_empty());
+        if self.slots.is_empty() && seg > self.base {
+            self.base = seg;
+            self.lost_scan = self.lost_scan.max(seg);
+            self.loss_mark_scan = self.loss_mark_scan.max(seg);
+            self.rack_scan = self.rack_scan.max(seg);
+        }
+    }
+
     /// Sets a segment's state, keeping the counts; returns the old state.
     pub fn set(&mut self, seg: u64, new: Seg) -> Option<Seg> {
         let slot = &mut self.slot_mut(seg)?.state;

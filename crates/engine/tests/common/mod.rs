@@ -48,6 +48,59 @@ min_rto = "200us"
 flows = true
 "#;
 
+/// One 10 Gb/s sender and receiver (a dumbbell, 1,460 B segments) and one DCTCP flow s0 ->
+/// r0 of `bytes`: `extra` lines at the top level, `transport` lines in `[transport]`.
+pub fn lone_flow(extra: &str, transport: &str, bytes: &str) -> String {
+    format!(
+        r#"seed = 1
+{extra}
+[topology]
+kind = "dumbbell"
+senders = 1
+host_link = {{ rate = "10Gbps", delay = "1us" }}
+[transport]
+cc = "dctcp"
+{transport}
+[[workload]]
+kind = "flow"
+src = "s0"
+dst = "r0"
+bytes = "{bytes}"
+"#
+    )
+}
+
+/// `[topology]`: two leaf-spine datacenters (2 leaves, 1 spine, 2 hosts per leaf: h0-h3
+/// and h4-h7), each spine with one link to its border, the borders joined by `wan_links`
+/// parallel links of `wan_delay`; every link at `rate`, 1 us inside a datacenter.
+pub fn two_leaf_spines(wan_links: u32, rate: &str, wan_delay: &str) -> String {
+    format!(
+        r#"[topology]
+kind = "multi_dc"
+fabric = "leaf_spine"
+interconnect = "border"
+leaves = 2
+spines = 1
+hosts_per_leaf = 2
+border_links = 1
+wan_links = {wan_links}
+host_link = {{ rate = "{rate}", delay = "1us" }}
+long_haul_link = {{ delay = "{wan_delay}" }}
+"#
+    )
+}
+
+/// Runs a scenario to its end and checks that every byte injected was delivered, dropped
+/// or is still in flight.
+pub fn run_conserving(toml: &str) -> Simulation {
+    let spec = parse_scenario(toml, &load_file).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&spec).unwrap();
+    sim.run();
+    let c = sim.conservation();
+    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{c:?}");
+    sim
+}
+
 pub fn run(toml: &str) -> Results {
     let spec = parse_scenario(toml, &load_file).unwrap_or_else(|e| panic!("scenario error: {e}"));
     let mut sim = Simulation::new(&spec).unwrap();

@@ -86,9 +86,8 @@ pub enum Loss {
     Timeout,
     /// A trimmed segment's NACK (from the receiver or a relay).
     TrimNack,
-    /// UnoRC's NACK for an erasure-coded block that cannot complete. Nothing sends one yet:
-    /// the erasure-coded blocks (issue 20, item 2) will call `on_loss` with it, and UnoLB
-    /// reroutes on it as on a timeout.
+    /// UnoRC's parity NACK for an erasure-coded block that cannot complete (`sim/erasure.rs`);
+    /// UnoLB reroutes on it as on a timeout.
     ParityNack,
 }
 

@@ -63,7 +63,9 @@ impl Sender {
         }
     }
 
-    /// The cumulative ACK moves to `ack`: the segments below it leave the board.
+    /// The cumulative ACK moves to `ack`: the segments below it leave the board. Inlined:
+    /// a call costs every ACK a dozen instructions (bench (a): 0.6 %).
+    #[inline(always)]
     pub(super) fn take_cumulative(&mut self, ack: u64, newly: &mut Newly) {
         if ack <= self.snd_una {
             return;
@@ -81,10 +83,25 @@ impl Sender {
                 newly.delivered_at(xmit, seg);
             }
         });
+        if ack > self.snd_nxt {
+            self.skip_decoded(ack);
+        }
         self.snd_una = ack.min(self.size);
         newly.delivered += delivered;
         newly.retx_acked |= retx;
         newly.advanced = true;
+    }
+
+    /// The cumulative ACK passed the last byte sent: the receiver decoded an erasure-coded
+    /// block whose last packets had not gone yet (any `data` of a block complete it), so
+    /// they never need to.
+    #[cold]
+    #[inline(never)]
+    fn skip_decoded(&mut self, ack: u64) {
+        let end = ack.min(self.size);
+        self.board.skip_to(self.seg_of(end));
+        self.snd_nxt = end;
+        self.next_tx = self.next_tx.max(end);
     }
 
     /// One SACK block: the segments it covers become SACKed.

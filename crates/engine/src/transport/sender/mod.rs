@@ -411,6 +411,13 @@ impl Sender {
         self.next_tx = seq;
     }
 
+    /// The flow is erasure-coded (`reliability::erasure`): a block's parity repairs its
+    /// losses and the receiver's parity NACK asks for the rest, so SACK gaps and duplicate
+    /// ACKs are no loss signal (they would retransmit what parity rebuilds).
+    pub fn recover_by_blocks(&mut self) {
+        self.fast_retransmit = false;
+    }
+
     /// Paces the flow with ICON.
     pub fn pace_icon(&mut self, pacer: IconPacer) {
         self.parts.get_or_insert_with(Default::default).icon = Some(pacer);

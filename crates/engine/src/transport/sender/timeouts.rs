@@ -32,6 +32,27 @@ impl Sender {
         true
     }
 
+    /// A parity NACK for the erasure-coded block `[start, end)` (`reliability::erasure`):
+    /// unless the block is complete (every segment of it acknowledged or SACKed: the
+    /// receiver decoded it), each of its segments in flight is lost, leaves the in-flight
+    /// count and is retransmitted before new data when the window allows; segments already
+    /// lost wait as they were. The window is left alone (UnoRC's `processParityNack`). True
+    /// when it acted.
+    pub fn on_parity_nack(&mut self, start: u64, end: u64) -> bool {
+        let (first, last) = ((start / self.mss).max(self.board.base()), end.min(self.size).div_ceil(self.mss));
+        let delivered = |s: Option<Seg>| s.is_some_and(Seg::is_sacked);
+        if self.snd_una >= end.min(self.size) || (first..last).all(|seg| delivered(self.board.state(seg))) {
+            return false;
+        }
+        for seg in first..last.min(self.board.end()) {
+            if let Some(old @ (Seg::Sent | Seg::Retx | Seg::RetxDup)) = self.board.state(seg) {
+                self.board.set(seg, Seg::Lost);
+                self.in_flight -= self.seg_len(seg) * old.copies_in_flight();
+            }
+        }
+        true
+    }
+
     /// Every segment not SACKed is lost (a retransmission timeout).
     pub(super) fn lose_all(&mut self) {
         let (mss, size) = (self.mss, self.size);
