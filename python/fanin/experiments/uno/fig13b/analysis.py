@@ -17,6 +17,11 @@ def unolb_vs_spray_gap(df: pd.DataFrame) -> float:
     return float(abs(m["unolb"] - m["spray"]) / m["spray"])
 
 
+def mean_ratio(df: pd.DataFrame, a: str, b: str) -> float:
+    m = failure_means(df)
+    return float(m[a] / m[b])
+
+
 def tail_ratio(df: pd.DataFrame, a: str, b: str) -> float:
     """p99 over seeds of the FCT, scheme a over scheme b."""
     p = {v: np.percentile(g["mean_fct_ms"].dropna(), 99) for v, g in df.groupby("variant")}

@@ -22,6 +22,10 @@ def mean_y(df: pd.DataFrame, variant: str) -> float:
     return float(d[d["variant"] == variant]["y"].mean())
 
 
+def y_ratio(df: pd.DataFrame, a: str, b: str) -> float:
+    return mean_y(df, a) / mean_y(df, b)
+
+
 def runner_up_over_best(df: pd.DataFrame) -> float:
     """The second-lowest scheme's mean y over the lowest's."""
     ys = sorted(mean_y(df, v) for v in df["variant"].unique())
