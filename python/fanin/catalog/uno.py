@@ -204,6 +204,12 @@ def failure_means(df: pd.DataFrame, col: str = "mean_fct_ms") -> pd.Series:
     return df.groupby("variant")[col].mean()
 
 
+def failure_mean_ratio(df: pd.DataFrame, a: str, b: str, col: str = "mean_fct_ms") -> float:
+    """Variant a's mean over seeds of ``col`` over variant b's."""
+    m = failure_means(df, col)
+    return float(m[a] / m[b])
+
+
 def failure_violins(df: pd.DataFrame, ylabel: str, col: str = "mean_fct_ms") -> Any:
     """Violins of the per-seed values of ``col``, one per variant, with each one's p99 marked."""
     import matplotlib.pyplot as plt

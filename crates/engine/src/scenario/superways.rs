@@ -134,8 +134,7 @@ pub fn quota_routes(quotas: &[LeafQuota], workloads: &[Workload], topo: &Topolog
         let mut senders: Vec<HostId> = Vec::new();
         for w in workloads {
             let Workload::AggregatorIncast(a) = w else { continue };
-            for (agg, list) in a.aggregators.iter().zip(&a.senders).filter(|(agg, _)| **agg == q.server) {
-                debug_assert_eq!(*agg, q.server);
+            for (_, list) in a.aggregators.iter().zip(&a.senders).filter(|(agg, _)| **agg == q.server) {
                 let (local, remote): (Vec<HostId>, Vec<HostId>) = list.iter().partition(|&&s| rack(s) == rack(q.server));
                 for s in local.into_iter().chain(remote) {
                     if !senders.contains(&s) {

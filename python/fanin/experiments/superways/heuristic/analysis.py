@@ -32,11 +32,6 @@ def plan(d: int, flow_size: str) -> tuple[int, int]:
     return placed.servers[0].links, placed.apps[0].leaf_senders
 
 
-def plan_table() -> pd.DataFrame:
-    rows = [{"flow size": k, "d": d, "links": plan(d, s)[0], "leaf senders": plan(d, s)[1]} for k, s in FLOW_SIZES.items() for d in DEGREES]
-    return pd.DataFrame(rows)
-
-
 def heuristic_links_at_96(df: pd.DataFrame) -> float:
     return float(plan(96, FLOW_SIZES["code (3,533 B)"])[0])
 

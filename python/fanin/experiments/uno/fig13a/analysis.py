@@ -9,13 +9,10 @@ import numpy as np
 import pandas as pd
 
 from fanin.catalog.uno import derive_failure as derive  # noqa: F401 (the figure's derive)
-from fanin.catalog.uno import failure_means, failure_violins
+from fanin.catalog.uno import failure_mean_ratio, failure_violins
 
 
-def mean_ratio(df: pd.DataFrame, a: str, b: str, col: str = "mean_fct_ms") -> float:
-    """Scheme a's mean over seeds of ``col`` over scheme b's."""
-    m = failure_means(df, col)
-    return float(m[a] / m[b])
+mean_ratio = failure_mean_ratio
 
 
 def pooled_p99_ratio(df: pd.DataFrame, a: str, b: str) -> float:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from fanin.catalog.uno import derive_failure as derive  # noqa: F401 (the figure's derive)
-from fanin.catalog.uno import failure_means, failure_violins
+from fanin.catalog.uno import failure_mean_ratio, failure_means, failure_violins
 
 
 def unolb_vs_spray_gap(df: pd.DataFrame) -> float:
@@ -17,9 +17,7 @@ def unolb_vs_spray_gap(df: pd.DataFrame) -> float:
     return float(abs(m["unolb"] - m["spray"]) / m["spray"])
 
 
-def mean_ratio(df: pd.DataFrame, a: str, b: str) -> float:
-    m = failure_means(df)
-    return float(m[a] / m[b])
+mean_ratio = failure_mean_ratio
 
 
 def tail_ratio(df: pd.DataFrame, a: str, b: str) -> float:
