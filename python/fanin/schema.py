@@ -271,6 +271,13 @@ def _transport() -> Schema:
             "mprdma": _table(
                 {"variant": _choice(MPRDMA_VARIANTS, "a: d = 0.5; b: d = 0.15", "a")}, 'cc = "mprdma" only'
             ),
+            "bbr": _table(
+                {
+                    "initial_bw": RATE("the pacing bandwidth STARTUP starts from", "10Gbps"),
+                    "pacing_floor": RATE("the least bandwidth pacing assumes", "3Gbps"),
+                },
+                'cc = "bbr" only',
+            ),
             "icon": _table(
                 {
                     "variant": _choice(["icon", "ia_icon"], "icon: pace by the announced incast degree; ia_icon: n = 1", "icon"),

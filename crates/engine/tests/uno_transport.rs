@@ -239,6 +239,28 @@ fn the_controller_follows_the_flow_class() {
     assert!(bbr.bw_bps() > 0.9 * LINE_BPS && bbr.bw_bps() <= 1.01 * LINE_BPS);
 }
 
+#[test]
+fn bbr_pacing_bandwidths_come_from_the_scenario() {
+    use fanin_engine::transport::cc::{BbrMode, CongestionControl};
+    let flows = flow("s0", "r0", "5MB");
+    let run = |extra: &str| {
+        let transport = format!("cc = {{ intra = \"mprdma\", inter = \"bbr\" }}{extra}");
+        let mut sim = Simulation::new(&two_dc(1, 2, &transport, &flows, "", "")).unwrap();
+        let cfg = sim.world().transport.bbr.clone();
+        sim.run();
+        let Cc::Bbr(bbr) = &sim.world().flows[0].sender.cc else { panic!("not BBR") };
+        assert_eq!(bbr.mode, BbrMode::Startup, "5 MB end within STARTUP");
+        (cfg, bbr.bw_bps(), bbr.pacing_rate_bps().unwrap())
+    };
+    let (default, bw, paced) = run("");
+    assert_eq!((default.initial_bw, default.pacing_floor), (10_000_000_000, 3_000_000_000));
+    let startup = |x: f64| (2.89 * x) as u64;
+    assert!(bw > 0.9 * LINE_BPS && paced >= startup(0.9 * LINE_BPS) && paced <= startup(1.01 * LINE_BPS), "{bw} {paced}");
+    let (set, _, floored) = run("\n[transport.bbr]\ninitial_bw = \"20Gbps\"\npacing_floor = \"400Gbps\"");
+    assert_eq!((set.initial_bw, set.pacing_floor), (20_000_000_000, 400_000_000_000));
+    assert_eq!(floored, (2.89 * 400e9) as u64);
+}
+
 /// Fig 3 of the paper on the Uno topology (two k = 8 fat-trees, 8 WAN links of 886.5 us):
 /// inter senders h0, h10, h20, h30 and intra senders h130..h160 to h240, sprayed. UnoCC
 /// (s = 5, g = 0.65) marks from every port's phantom queue; Gemini (T = 0.1 ms) from the

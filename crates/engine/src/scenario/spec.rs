@@ -264,6 +264,7 @@ pub struct TransportSpec {
     pub uno: Option<UnoSpec>,
     pub gemini: Option<GeminiSpec>,
     pub mprdma: Option<MprdmaSpec>,
+    pub bbr: Option<BbrSpec>,
     pub icon: Option<IconSpec>,
     pub ictcp: Option<IctcpSpec>,
     pub erasure: Option<ErasureSpec>,
@@ -317,6 +318,14 @@ pub struct GeminiSpec {
 #[serde(deny_unknown_fields)]
 pub struct MprdmaSpec {
     pub variant: Option<String>,
+}
+
+/// `[transport.bbr]`: the bandwidths BBR's pacing starts from and never goes below.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BbrSpec {
+    pub initial_bw: Option<String>,
+    pub pacing_floor: Option<String>,
 }
 
 /// `[routing]`: how senders pick the entropy switches hash on.

@@ -135,6 +135,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
         uno: Default::default(),
         gemini: window::default_gemini(),
         mprdma: window::default_mprdma(),
+        bbr: Default::default(),
         pacing: false,
         icon: super::icon::icon(cx, t)?,
         receiver_policy: super::ictcp::ictcp(cx, t, mtu - header)?,

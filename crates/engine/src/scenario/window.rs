@@ -1,11 +1,11 @@
 //! The window senders' part of `[transport]` (Uno's evaluation): `cc` per flow class,
 //! `pacing`, `timestamp`, `rto`, `rto_margin(_inter)`, `base_rtt(_inter)`, `[transport.uno]`,
-//! `[transport.gemini]`, `[transport.mprdma]`.
+//! `[transport.gemini]`, `[transport.mprdma]`, `[transport.bbr]`.
 
 use super::fields::Ctx;
 use super::spec::{CcSpec, TransportSpec};
 use crate::net::queue::QueueConfig;
-use crate::transport::cc::{GeminiConfig, MprdmaConfig, UnoConfig};
+use crate::transport::cc::{BbrConfig, GeminiConfig, MprdmaConfig, UnoConfig};
 use crate::transport::{CcKind, RtoMode, TransportConfig};
 use crate::units::{serialization_ps, Time, PS_PER_MS};
 use crate::ScenarioError;
@@ -72,6 +72,7 @@ pub fn window_fields(cx: &Ctx, t: &TransportSpec, kinds: &(CcKind, CcKind), out:
     only("uno", CcKind::Uno, t.uno.is_some())?;
     only("gemini", CcKind::Gemini, t.gemini.is_some())?;
     only("mprdma", CcKind::Mprdma, t.mprdma.is_some())?;
+    only("bbr", CcKind::Bbr, t.bbr.is_some())?;
     if let Some(u) = &t.uno {
         out.uno = UnoConfig { g: cx.at("uno").fraction("g", u.g, Some(0.5), 0.0, 1.0)? };
     }
@@ -82,6 +83,10 @@ pub fn window_fields(cx: &Ctx, t: &TransportSpec, kinds: &(CcKind, CcKind), out:
     if let Some(m) = &t.mprdma {
         let variant = cx.at("mprdma").choice("variant", m.variant.as_deref(), Some("a"), MPRDMA_VARIANTS)?;
         out.mprdma = MprdmaConfig { decrease: if variant == "a" { 0.5 } else { 0.15 } };
+    }
+    if let Some(b) = &t.bbr {
+        let bc = cx.at("bbr");
+        out.bbr = BbrConfig { initial_bw: bc.rate("initial_bw", &b.initial_bw, "10Gbps")?, pacing_floor: bc.rate("pacing_floor", &b.pacing_floor, "3Gbps")? };
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ pub use sender::{AckEffect, AuxTimer, Segment, Sender, SenderConfig, WindowParts
 pub use small_queues::{SmallQueues, TsqConfig};
 
 use crate::units::Time;
-use cc::{DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};
+use cc::{BbrConfig, DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CcKind {
@@ -74,6 +74,7 @@ pub struct TransportConfig {
     pub uno: UnoConfig,
     pub gemini: GeminiConfig,
     pub mprdma: MprdmaConfig,
+    pub bbr: BbrConfig,
     /// What a NACK does to a `hotnets_dctcp` window.
     pub nack_decrease: NackDecrease,
     pub path_scaled: PathScaled,
@@ -172,7 +173,7 @@ impl TransportConfig {
                 cc::Cc::Gemini(Box::new(cc::Gemini::new(&self.gemini, path, mss, rto)))
             }
             CcKind::Mprdma => cc::Cc::Mprdma(Box::new(cc::Mprdma::new(&self.mprdma, path, mss))),
-            CcKind::Bbr => cc::Cc::Bbr(Box::new(cc::Bbr::new(path, mss))),
+            CcKind::Bbr => cc::Cc::Bbr(Box::new(cc::Bbr::new(&self.bbr, path, mss, self.header + self.framing))),
         }
     }
 

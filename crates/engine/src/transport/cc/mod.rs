@@ -5,6 +5,7 @@
 
 mod bbr;
 mod dctcp;
+mod delivery_rate;
 mod gemini;
 mod mprdma;
 mod hotnets_dctcp;
@@ -12,7 +13,7 @@ mod newreno;
 mod path;
 mod uno;
 
-pub use bbr::{Bbr, BbrMode};
+pub use bbr::{Bbr, BbrConfig, BbrMode};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use gemini::{Gemini, GeminiConfig};
 pub use mprdma::{Mprdma, MprdmaConfig};
