@@ -64,6 +64,7 @@ class Network:
     senders: int
     rate_bps: int
     queue: str = "fair"
+    buffer_bytes: int | None = None  # the bottleneck's queue; None: large enough never to drop
     prefix: str = field(default_factory=lambda: run_prefix(os.getpid()))
 
     @property
@@ -135,6 +136,7 @@ class Network:
         ``fifo``: one tbf queue, packets leave in arrival order. ``fair``: htb with one class
         per sender (selected by source address, u32 filter) under one class at the full rate;
         classes share it round-robin a frame at a time, as a per-flow fair switch would.
+        ``buffer_bytes`` is the tbf's limit, or split evenly over the per-sender classes.
         (This kernel has no fq/sfq/drr; htb, tbf and u32 are the portable pieces.)
         """
 
@@ -143,7 +145,7 @@ class Network:
 
         rate = f"{self.rate_bps}bit"
         if self.queue == "fifo":
-            tc(f"qdisc add dev tor root tbf rate {rate} burst 3028 limit 4000000")
+            tc(f"qdisc add dev tor root tbf rate {rate} burst 3028 limit {self.buffer_bytes or 4_000_000}")
             return
         tc("qdisc add dev tor root handle 1: htb default 1")
         # buckets of two frames, a quantum of one: classes take turns frame by frame
@@ -153,7 +155,8 @@ class Network:
         for i in range(self.senders):
             cls = f"1:{i + 10:x}"
             tc(f"class add dev tor parent 1:1 classid {cls} htb rate {share} ceil {rate} {shape}")
-            tc(f"qdisc add dev tor parent {cls} pfifo limit 10000")
+            per_class = f"bfifo limit {self.buffer_bytes // self.senders}" if self.buffer_bytes else "pfifo limit 10000"
+            tc(f"qdisc add dev tor parent {cls} {per_class}")
             tc(f"filter add dev tor parent 1: protocol ip prio 1 u32 match ip src {sender_addr(i)}/32 flowid {cls}")
 
     def down(self) -> None:
