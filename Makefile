@@ -44,7 +44,7 @@ bpf-tools:
 bpf: bpf-tools
 	@if $(BPF_HAVE); then $(MAKE) --no-print-directory $(BPF_OBJS) $(BPF_OUT)/fanin-bpf; fi
 
-$(BPF_OUT)/%.bpf.o: $(BPF_DIR)/%.bpf.c $(BPF_DIR)/common.h
+$(BPF_OUT)/%.bpf.o: $(BPF_DIR)/%.bpf.c $(wildcard $(BPF_DIR)/*.h)
 	@mkdir -p $(BPF_OUT)
 	clang -O2 -g -Wall -target bpf -mcpu=v3 -I/usr/include/$$(uname -m)-linux-gnu -c $< -o $@
 

@@ -1,8 +1,10 @@
-"""`fanin testbed incast`: a real kernel-TCP incast in network namespaces, measured by `fanin bursts`."""
+"""`fanin testbed incast|proxy|clean` and `fanin sample`: real Linux hosts in network namespaces
+(kernel TCP incasts, the proxy paper's eBPF and user-space proxies) and the eBPF Millisampler."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -92,6 +94,72 @@ def incast_cmd(
     if run.millisampler:
         _collector_agreement(output, run.millisampler[0], RECEIVER_ADDR)
     out.print(f"capture, tables and figures: {escape(str(output))}")
+
+
+@testbed_app.command("proxy")
+def proxy_cmd(
+    output: Annotated[Path, typer.Option("-o", "--output", help="directory: tables, figures, summary, captures")],
+    quick: Annotated[bool, typer.Option(help="a few seconds: 2 s per proxy, 300 packets per sender")] = False,
+    duration: Annotated[float, typer.Option(min=0.5, max=600, help="seconds of load through each proxy")] = 30.0,
+    senders: Annotated[int, typer.Option(min=1, max=32, help="incast senders")] = 4,
+    packets: Annotated[int, typer.Option(min=1, max=100_000, help="packets (1400 B) per incast sender")] = 1000,
+    rate: Annotated[str, typer.Option(help="bottleneck rate toward the proxy (and of the long-haul path)")] = "100M",
+    buffer: Annotated[str, typer.Option(help="the trimmer's buffer at the bottleneck")] = "30KB",
+    delay: Annotated[str, typer.Option(help="one-way delay of the long-haul path")] = "1ms",
+    keep_captures: Annotated[bool, typer.Option(help="keep the latency phase's captures (large)")] = False,
+) -> None:
+    """The proxy paper's testbed (HotNets '25 Figs 4-5): per-packet latency of a streamlined
+    proxy (TC eBPF) and a naive one (user-space relay), and an incast through the streamlined
+    proxy with a trimming bottleneck and a long-haul delay line. Needs root, Linux 6.6+, `make bpf`."""
+    from fanin._fs import check_replaceable
+    from fanin.bursts.counters import BurstInputError
+    from fanin.bursts.units import parse_bytes, parse_rate_bps, parse_time_ps
+    from fanin.cli import fail, user_errors
+    from fanin.testbed.netns import TestbedUnavailable
+    from fanin.testbed.proxy import PROXY_JSON, QUICK, ProxySettings, run_proxy
+
+    with user_errors():
+        try:
+            s = ProxySettings(duration_s=duration, senders=senders, packets_per_sender=packets,
+                              rate_bps=parse_rate_bps(rate, "--rate"), buffer_bytes=parse_bytes(buffer, "--buffer"),
+                              delay_us=parse_time_ps(delay, "--delay") // 10**6, keep_captures=keep_captures)  # fmt: skip
+            if quick:
+                s = replace(s, **QUICK)
+            check_replaceable(output, PROXY_JSON)
+            run_proxy(output, s)
+        except (BurstInputError, TestbedUnavailable) as e:
+            fail(str(e))
+    _print_proxy(output)
+
+
+def _print_proxy(output: Path) -> None:
+    import pandas as pd
+
+    from fanin.cli import out
+
+    summary = pd.read_parquet(output / "summary.parquet")
+    t = Table(title="per-packet latency (us) beside the paper's", box=None)
+    t.add_column("phase proxy measure path")
+    for c in ("n", "median", "p99", "paper med.", "paper p99", "Mbit/s"):
+        t.add_column(c, justify="right")
+    for r in summary.itertuples():
+        t.add_row(f"{r.phase} {r.proxy} {r.measure} {r.path}", str(r.samples), f"{r.median_us:.3f}",
+                  f"{r.p99_us:.3f}", _num(r.paper_median_us), _num(r.paper_p99_us), _num(r.data_rate_bps / 1e6))  # fmt: skip
+    out.print(t)
+    agreement = json.loads((output / "incast.json").read_text())
+    t = Table(title="incast through the streamlined proxy: counters against the captures", box=None)
+    t.add_column("counter")
+    t.add_column("value", justify="right")
+    for k, v in agreement["counters"].items():
+        t.add_row(k, str(v))
+    for k, ok in agreement["checks"].items():
+        t.add_row(k, "yes" if ok else "NO")
+    out.print(t)
+    out.print(f"tables, figures and records: {escape(str(output))}")
+
+
+def _num(v: object) -> str:
+    return "" if v is None or v != v else f"{v:.4g}"  # NaN != NaN
 
 
 def _collector_agreement(output: Path, receiver_file: str, receiver: str) -> None:

@@ -7,12 +7,10 @@ through the same burst pipeline as Millisampler files and simulations.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from fanin._fs import atomic_dir
-from fanin._proc import dies_with_this_process, sigterm_interrupts
+from fanin._proc import sigterm_interrupts
 from fanin.testbed.collector import Collector, bins_for
 from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable_reason
 from fanin.testbed.leftovers import clean_leftovers, recorded
@@ -33,9 +31,8 @@ from fanin.testbed.netns import (
     sender_addr,
     unavailable_reason,
 )
-from fanin.testbed.procs import await_line
+from fanin.testbed.procs import await_line, kill, spawn
 
-HERE = Path(__file__).resolve().parent
 PORT = 5001
 MARKER = "fanin-testbed-marker"
 CAPTURE = "capture.pcap"
@@ -69,17 +66,6 @@ def default_period_ns(senders: int, bytes_per_sender: int, rate_bps: int) -> int
     """Twice a burst's drain time (payload plus 5% of headers), rounded up to whole ms, at least 50 ms."""
     drain_ms = senders * bytes_per_sender * 1.05 * 8 / rate_bps * 1e3
     return max(50, math.ceil(2 * drain_ms)) * 10**6
-
-
-def _spawn(net: Network, ns: str, script: str, *args: str, stdin: bool = False) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [*net.exec_args(ns), sys.executable, str(HERE / script), *args],
-        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=dies_with_this_process(),  # a killed run leaves no capture running as root
-    )
 
 
 def run_incast(
@@ -130,7 +116,7 @@ def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: f
     collectors: dict[str, Collector] = {}
     try:
         for i in range(run.senders):
-            procs.append(_spawn(net, net.sender(i), "_sender.py", str(PORT), str(run.bytes_per_sender)))
+            procs.append(spawn(net.exec_args(net.sender(i)), "_sender.py", str(PORT), str(run.bytes_per_sender)))
             await_line(procs[-1], "listening", 10, f"sender {i}")
         cfg = {
             "senders": [sender_addr(i) for i in range(run.senders)],
@@ -140,12 +126,12 @@ def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: f
             "period_ns": run.period_ns,
             "marker_addr": ROUTER_RECEIVER_SIDE,
         }
-        receiver = _spawn(net, net.receiver, "_receiver.py", json.dumps(cfg), stdin=True)
+        receiver = spawn(net.exec_args(net.receiver), "_receiver.py", json.dumps(cfg), stdin=True)
         procs.append(receiver)
         await_line(receiver, "connected", 10, "receiver")
         if run.collector:
             collectors = _start_collectors(net, run, bursts, timeout_s)
-        capture = _spawn(net, net.receiver, "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
+        capture = spawn(net.exec_args(net.receiver), "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
         procs.append(capture)
         await_line(capture, "ready", 10, "capture")
         assert receiver.stdin is not None
@@ -160,10 +146,7 @@ def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: f
     finally:
         for c in collectors.values():
             c.kill()
-        for p in procs:
-            with contextlib.suppress(ProcessLookupError):
-                p.kill()
-            p.wait(10)
+        kill(procs)
     return report
 
 
