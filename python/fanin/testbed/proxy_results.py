@@ -161,9 +161,10 @@ def incast_agreement(out: Path, run: ProxyRun) -> dict[str, Any]:
 
 
 def _cdf(ax: Any, values_us: np.ndarray, label: str, **style: Any) -> None:
-    v = np.sort(values_us)
-    if len(v):
-        ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=f"{label} (n={len(v)})", **style)
+    """The empirical CDF at 2001 quantiles: millions of points draw the same curve, slowly."""
+    if len(values_us):
+        q = np.linspace(0, 1, 2001)
+        ax.plot(np.quantile(values_us, q), q, label=f"{label} (n={len(values_us)})", **style)
 
 
 def figures(out: Path, latency: pd.DataFrame) -> None:
@@ -184,7 +185,7 @@ def figures(out: Path, latency: pd.DataFrame) -> None:
         _cdf(ax, pick("naive", "upper_bound", path), f"sender to receiver, {path}", linestyle="--")
     ax.axvline(359.17, color="grey", linestyle=":", label="paper p99 359.17 us")
     ax.set(xscale="log", xlabel="latency (us)", ylabel="CDF", title="Fig. 4: naive proxy (user space)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(out / "fig4_naive.png", dpi=120)
     plt.close(fig)
@@ -198,7 +199,7 @@ def figures(out: Path, latency: pd.DataFrame) -> None:
     lo.set(xscale="log", xlabel="eBPF run time (us)", ylabel="CDF", title="Fig. 5a: lower bound")
     hi.set(xscale="log", xlabel="sender to receiver (us)", title="Fig. 5b: upper bound")
     for ax in (lo, hi):
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(out / "fig5_streamlined.png", dpi=120)
     plt.close(fig)
