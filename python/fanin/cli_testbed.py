@@ -122,7 +122,8 @@ def proxy_cmd(
         try:
             s = ProxySettings(duration_s=duration, senders=senders, packets_per_sender=packets,
                               rate_bps=parse_rate_bps(rate, "--rate"), buffer_bytes=parse_bytes(buffer, "--buffer"),
-                              delay_us=parse_time_ps(delay, "--delay") // 10**6, keep_captures=keep_captures)  # fmt: skip
+                              delay_us=parse_time_ps(delay, "--delay") // 10**6,
+                              keep_captures=keep_captures)  # fmt: skip
             if quick:
                 s = replace(s, **QUICK)
             check_replaceable(output, PROXY_JSON)
@@ -144,7 +145,8 @@ def _print_proxy(output: Path) -> None:
         t.add_column(c, justify="right")
     for r in summary.itertuples():
         t.add_row(f"{r.phase} {r.proxy} {r.measure} {r.path}", str(r.samples), f"{r.median_us:.3f}",
-                  f"{r.p99_us:.3f}", _num(r.paper_median_us), _num(r.paper_p99_us), _num(r.data_rate_bps / 1e6))  # fmt: skip
+                  f"{r.p99_us:.3f}", _num(r.paper_median_us), _num(r.paper_p99_us),
+                  _num(r.data_rate_bps / 1e6))  # fmt: skip
     out.print(t)
     agreement = json.loads((output / "incast.json").read_text())
     t = Table(title="incast through the streamlined proxy: counters against the captures", box=None)

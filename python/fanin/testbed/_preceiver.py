@@ -46,8 +46,9 @@ def main() -> None:
             continue
         f["seqs"].add(seq)  # type: ignore[attr-defined]
         f["bytes"] += payload  # type: ignore[operator]
+    counts = ("bytes", "duplicates", "nacked")
     report = {
-        str(k): {"packets": len(v["seqs"]), "bytes": v["bytes"], "duplicates": v["duplicates"], "nacked": v["nacked"]}  # type: ignore[arg-type]
+        str(k): {"packets": len(v["seqs"]), **{n: v[n] for n in counts}}  # type: ignore[arg-type]
         for k, v in flows.items()
     }
     print(json.dumps(report), flush=True)

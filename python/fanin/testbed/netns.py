@@ -57,8 +57,41 @@ def _run(args: Sequence[str]) -> None:
         raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
 
 
+class Namespaces:
+    """What every testbed network shares: its names carry ``prefix`` (the run's), a veth pair is
+    made under two temporary names in the host's namespace, and it goes away whole."""
+
+    prefix: str
+
+    def namespaces(self) -> list[str]:
+        raise NotImplementedError
+
+    def up(self) -> Namespaces:
+        raise NotImplementedError
+
+    def links(self) -> list[str]:
+        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
+        return [f"{self.prefix}a", f"{self.prefix}b"]
+
+    def exec_args(self, ns: str) -> list[str]:
+        return ["ip", "netns", "exec", ns]
+
+    def _ns(self, ns: str, *args: str) -> None:
+        _run([*self.exec_args(ns), *args])
+
+    def down(self) -> None:
+        for ns in self.namespaces():
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+
+    def __enter__(self) -> Namespaces:
+        return self.up()
+
+    def __exit__(self, *exc: object) -> None:
+        self.down()
+
+
 @dataclass
-class Network:
+class Network(Namespaces):
     """``senders`` namespaces, a router and a receiver; ``rate_bps`` toward the receiver."""
 
     senders: int
@@ -84,16 +117,6 @@ class Network:
 
     def namespaces(self) -> list[str]:
         return [self.receiver, self.router, *(self.sender(i) for i in range(self.senders))]
-
-    def links(self) -> list[str]:
-        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
-        return [f"{self.prefix}a", f"{self.prefix}b"]
-
-    def exec_args(self, ns: str) -> list[str]:
-        return ["ip", "netns", "exec", ns]
-
-    def _ns(self, ns: str, *args: str) -> None:
-        _run([*self.exec_args(ns), *args])
 
     def _link(self, ns: str, ns_addr: str, router_iface: str, router_addr: str) -> None:
         """A veth pair between ``ns`` (eth0) and the router, a /24 between them."""
@@ -158,13 +181,3 @@ class Network:
             per_class = f"bfifo limit {self.buffer_bytes // self.senders}" if self.buffer_bytes else "pfifo limit 10000"
             tc(f"qdisc add dev tor parent {cls} {per_class}")
             tc(f"filter add dev tor parent 1: protocol ip prio 1 u32 match ip src {sender_addr(i)}/32 flowid {cls}")
-
-    def down(self) -> None:
-        for ns in self.namespaces():
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
-
-    def __enter__(self) -> Network:
-        return self.up()
-
-    def __exit__(self, *exc: object) -> None:
-        self.down()

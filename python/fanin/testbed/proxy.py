@@ -75,14 +75,16 @@ def _proxy(net: ProxyNetwork, proxy: str, out: Path, tag: str) -> tuple[Loader, 
     relay = spawn(exec_args, "_relay.py", RELAY[1])
     await_line(relay, "ready", 10, "naive proxy's relay")
     loader = Loader.start(exec_args, proxy, *records, "--config", f"0=@{RELAY[0]}", "--config", "1=@eth0",
-                          "--attach", "to_relay:eth0:ingress", "--attach", f"from_relay:{RELAY[0]}:ingress")  # fmt: skip
+                          "--attach", "to_relay:eth0:ingress",
+                          "--attach", f"from_relay:{RELAY[0]}:ingress")  # fmt: skip
     return loader, [relay]
 
 
 def _captures(net: ProxyNetwork, out: Path, tag: str) -> list[subprocess.Popen[str]]:
     caps = []
     for ns, host in ((net.sender, "sender"), (net.receiver, "receiver")):
-        caps.append(spawn(net.exec_args(ns), "_capture.py", "eth0", str(out / f"{tag}_{host}.pcap"), "", str(SNAP_BYTES)))
+        pcap = str(out / f"{tag}_{host}.pcap")
+        caps.append(spawn(net.exec_args(ns), "_capture.py", "eth0", pcap, "", str(SNAP_BYTES)))
         await_line(caps[-1], "ready", 10, f"{host}'s capture")
     return caps
 

@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from fanin.testbed.leftovers import run_prefix
-from fanin.testbed.netns import _run
+from fanin.testbed.netns import Namespaces, _run
 
 SENDER_ADDR, PROXY_ADDR, RECEIVER_ADDR = "10.199.50.1", "10.199.50.2", "10.199.50.3"
 PROXY_PORT = "prx"  # the switch's port toward the proxy: the bottleneck
@@ -31,7 +31,7 @@ TBF_LIMIT_BYTES = 4_000_000  # far above any trimming buffer: the tbf itself nev
 
 
 @dataclass
-class ProxyNetwork:
+class ProxyNetwork(Namespaces):
     """The hosts, the switch and, with ``long_haul``, the delay line's namespace, the bottleneck
     tbf at ``rate_bps`` toward the proxy and a tbf at the same rate on the long-haul path."""
 
@@ -61,16 +61,6 @@ class ProxyNetwork:
 
     def namespaces(self) -> list[str]:
         return [self.switch, self.sender, self.proxy, self.receiver, self.wan]
-
-    def links(self) -> list[str]:
-        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
-        return [f"{self.prefix}a", f"{self.prefix}b"]
-
-    def exec_args(self, ns: str) -> list[str]:
-        return ["ip", "netns", "exec", ns]
-
-    def _ns(self, ns: str, *args: str) -> None:
-        _run([*self.exec_args(ns), *args])
 
     def _veth(self, ns_a: str, name_a: str, ns_b: str, name_b: str) -> None:
         a, b = self.links()
@@ -132,13 +122,3 @@ class ProxyNetwork:
                            capture_output=True, text=True, timeout=30)  # fmt: skip
         q = next((q for q in json.loads(r.stdout or "[]") if q.get("kind") == "tbf"), {})
         return {"sent_packets": int(q.get("packets", 0)), "dropped": int(q.get("drops", 0))}
-
-    def down(self) -> None:
-        for ns in self.namespaces():
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
-
-    def __enter__(self) -> ProxyNetwork:
-        return self.up()
-
-    def __exit__(self, *exc: object) -> None:
-        self.down()
