@@ -15,9 +15,9 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Carg
 # Project dependencies + the test extra, read from pyproject.toml (one list, not two).
 REQUIREMENTS = $(shell $(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(" ".join(p["dependencies"] + p["optional-dependencies"]["test"]))')
 
-.PHONY: setup demo test test-debug bench wheel clean testbed-tools browser
+.PHONY: setup demo test test-debug bench wheel clean testbed-tools browser bpf-tools bpf
 
-setup: $(EXT) testbed-tools browser
+setup: $(EXT) testbed-tools browser bpf
 
 # `fanin testbed` needs iproute2 (ip, tc); as root without it, install it, else say so once.
 testbed-tools:
@@ -25,6 +25,32 @@ testbed-tools:
 	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  apt-get update -qq && apt-get install -y -qq iproute2 >/dev/null; } || \
 	echo "note: iproute2 is missing (ip/tc): the testbed tests will be skipped"
+
+# The testbed's eBPF programs (proxy, trimmer, Millisampler collector) and their loader are built
+# from python/fanin/testbed/bpf/ by clang and cc against libbpf; as root with apt, install them,
+# else say so once (the eBPF tests are then skipped). Nothing compiled is committed.
+BPF_DIR := python/fanin/testbed/bpf
+BPF_OUT := $(BPF_DIR)/build
+BPF_OBJS := $(patsubst $(BPF_DIR)/%.bpf.c,$(BPF_OUT)/%.bpf.o,$(wildcard $(BPF_DIR)/*.bpf.c))
+BPF_HAVE = command -v clang >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 && [ -f /usr/include/bpf/libbpf.h ]
+
+bpf-tools:
+	@$(BPF_HAVE) || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    clang llvm libbpf-dev bpftool gcc libc6-dev linux-libc-dev >/dev/null; } || \
+	echo "note: clang/libbpf-dev are missing: the testbed's eBPF tests will be skipped"
+
+bpf: bpf-tools
+	@if $(BPF_HAVE); then $(MAKE) --no-print-directory $(BPF_OBJS) $(BPF_OUT)/fanin-bpf; fi
+
+$(BPF_OUT)/%.bpf.o: $(BPF_DIR)/%.bpf.c $(wildcard $(BPF_DIR)/*.h)
+	@mkdir -p $(BPF_OUT)
+	clang -O2 -g -Wall -target bpf -mcpu=v3 -I/usr/include/$$(uname -m)-linux-gnu -c $< -o $@
+
+$(BPF_OUT)/fanin-bpf: $(BPF_DIR)/loader.c
+	@mkdir -p $(BPF_OUT)
+	cc -O2 -Wall -o $@ $< -lbpf
 
 # The report test renders report.html in headless Chromium; as root with apt, install Debian's
 # chromium (without its recommends: they add systemd, udev and avahi), else say so once.
@@ -69,4 +95,4 @@ wheel: $(DEPS_STAMP)
 	PATH=$(abspath $(BIN)):$$PATH CARGO_TARGET_DIR=target/wheel $(BIN)/maturin build --release --strip --zig --compatibility manylinux2014 -o dist
 
 clean:
-	rm -rf $(VENV) out $(EXT)
+	rm -rf $(VENV) out $(EXT) $(BPF_OUT)

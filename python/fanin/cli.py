@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
 # Command modules use the helpers above, so they are imported last.
 from fanin import cli_repro  # noqa: E402
 from fanin.cli_bursts import bursts_cmd  # noqa: E402
-from fanin.cli_testbed import testbed_app  # noqa: E402
+from fanin.cli_testbed import sample_cmd, testbed_app  # noqa: E402
 
 cli_repro.register(app)
 from fanin.cli_crosscheck import crosscheck_app  # noqa: E402
@@ -226,6 +226,7 @@ from fanin.cli_crosscheck import crosscheck_app  # noqa: E402
 app.add_typer(crosscheck_app, name="crosscheck")
 app.command("bursts")(bursts_cmd)
 app.add_typer(testbed_app, name="testbed")
+app.command("sample")(sample_cmd)
 from fanin.cli_plan import plan_app  # noqa: E402
 
 app.add_typer(plan_app, name="plan")

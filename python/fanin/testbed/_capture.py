@@ -3,7 +3,8 @@
 AF_PACKET raw socket with kernel timestamps (SO_TIMESTAMPNS); frames before the first one
 that carries MARKER are dropped, so the capture (and its bins) starts at the marker. Stops on
 SIGTERM once the socket's queue is drained, then prints how many frames the kernel dropped
-before the socket. Runs inside the receiver's namespace; standard library only.
+before the socket. An optional fourth argument keeps only that many bytes of each frame (the
+record still carries the frame's length). Runs inside a testbed namespace; standard library only.
 """
 
 import signal
@@ -25,6 +26,7 @@ LINKTYPE_ETHERNET = 1
 def main() -> None:
     realtime()
     iface, path, marker = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+    snap = int(sys.argv[4]) if len(sys.argv) > 4 else 65535
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
@@ -34,7 +36,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     started = False
     with open(path, "wb") as f:
-        f.write(struct.pack("=IHHiIII", PCAP_NS_MAGIC, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
+        f.write(struct.pack("=IHHiIII", PCAP_NS_MAGIC, 2, 4, 0, 0, snap, LINKTYPE_ETHERNET))
         print("ready", flush=True)
         while True:
             try:
@@ -54,7 +56,7 @@ def main() -> None:
                 ),
                 (0, 0),
             )
-            f.write(struct.pack("=IIII", sec, nsec, len(data), len(data)) + data)
+            f.write(struct.pack("=IIII", sec, nsec, min(len(data), snap), len(data)) + data[:snap])
     # frames the kernel could not queue to this socket (reading the counters resets them)
     _, drops = struct.unpack("II", s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
     print(f"drops {drops}", flush=True)

@@ -7,13 +7,10 @@ through the same burst pipeline as Millisampler files and simulations.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import selectors
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,7 +19,9 @@ from typing import Any
 import pandas as pd
 
 from fanin._fs import atomic_dir
-from fanin._proc import dies_with_this_process, sigterm_interrupts
+from fanin._proc import sigterm_interrupts
+from fanin.testbed.collector import Collector, bins_for
+from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable_reason
 from fanin.testbed.leftovers import clean_leftovers, recorded
 from fanin.testbed.netns import (
     RECEIVER_ADDR,
@@ -32,13 +31,15 @@ from fanin.testbed.netns import (
     sender_addr,
     unavailable_reason,
 )
+from fanin.testbed.procs import await_line, kill, spawn
 
-HERE = Path(__file__).resolve().parent
 PORT = 5001
 MARKER = "fanin-testbed-marker"
 CAPTURE = "capture.pcap"
 TESTBED_JSON = "testbed.json"  # a folder holding it is a testbed run, which a new run may replace
 TAIL_S = 0.02
+COLLECTORS = (None, "ebpf")
+MILLISAMPLER = "millisampler"  # the collector's folder in a run's output
 
 
 @dataclass
@@ -56,39 +57,15 @@ class IncastRun:
     bursts: list[dict[str, object]] = field(default_factory=list)
     capture: str = CAPTURE
     capture_drops: int = 0
+    buffer_bytes: int | None = None
+    collector: str | None = None
+    millisampler: list[str] = field(default_factory=list)  # the collector's files, one per host
 
 
 def default_period_ns(senders: int, bytes_per_sender: int, rate_bps: int) -> int:
     """Twice a burst's drain time (payload plus 5% of headers), rounded up to whole ms, at least 50 ms."""
     drain_ms = senders * bytes_per_sender * 1.05 * 8 / rate_bps * 1e3
     return max(50, math.ceil(2 * drain_ms)) * 10**6
-
-
-def _await_line(proc: subprocess.Popen[str], expected: str, timeout_s: float, what: str) -> str:
-    """The next stdout line of ``proc`` (which must start with ``expected``), or an error."""
-    assert proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    ready = sel.select(timeout_s)
-    sel.close()
-    line = proc.stdout.readline() if ready else ""
-    if not line.startswith(expected):
-        err = proc.stderr.read() if proc.poll() is not None and proc.stderr else ""
-        raise RuntimeError(
-            f"testbed {what} did not start ({err.strip().splitlines()[-1] if err.strip() else 'timeout'})"
-        )
-    return line
-
-
-def _spawn(net: Network, ns: str, script: str, *args: str, stdin: bool = False) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [*net.exec_args(ns), sys.executable, str(HERE / script), *args],
-        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=dies_with_this_process(),  # a killed run leaves no capture running as root
-    )
 
 
 def run_incast(
@@ -100,24 +77,31 @@ def run_incast(
     rate_bps: int = 100_000_000,
     period_ns: int | None = None,
     queue: str = "fair",
+    buffer_bytes: int | None = None,
+    collector: str | None = None,
     timeout_s: float = 60.0,
 ) -> IncastRun:
     """Runs the incast and writes ``capture.pcap`` and ``testbed.json`` into ``out_dir``
-    (which appears whole or not at all).
+    (which appears whole or not at all). ``buffer_bytes`` bounds the bottleneck queue (default:
+    no drops); ``collector="ebpf"`` also counts every host with the eBPF Millisampler
+    (:mod:`fanin.testbed.collector`) into ``out_dir/millisampler/``.
 
     What killed runs left is removed first. On an error, Ctrl-C or SIGTERM everything this
     run made goes (processes, namespaces, the partial output); after a SIGKILL,
     :func:`fanin.testbed.leftovers.clean_leftovers` (``fanin testbed clean``, or the next
     run) removes it.
     """
-    reason = unavailable_reason()
+    if collector not in COLLECTORS:
+        raise ValueError(f"--collector: {collector!r} (allowed: {', '.join(c for c in COLLECTORS if c)})")
+    reason = unavailable_reason() or (collector and ebpf_unavailable_reason("millisampler"))
     if reason:
         raise TestbedUnavailable(reason)
     clean_leftovers()
     run = IncastRun(
         senders, bytes_per_sender, rate_bps, queue, period_ns or default_period_ns(senders, bytes_per_sender, rate_bps)
     )
-    net = Network(senders, rate_bps, queue)
+    run.buffer_bytes, run.collector = buffer_bytes, collector
+    net = Network(senders, rate_bps, queue, buffer_bytes)
     with sigterm_interrupts(), atomic_dir(out_dir, marker=TESTBED_JSON) as out:
         with recorded(net.namespaces(), net.links(), out), net:
             report = _exchange(net, run, bursts, out, timeout_s)
@@ -129,10 +113,11 @@ def run_incast(
 def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: float) -> dict[str, Any]:
     """Starts the senders, the receiver and the capture, lets ``bursts`` bursts run; the receiver's report."""
     procs: list[subprocess.Popen[str]] = []
+    collectors: dict[str, Collector] = {}
     try:
         for i in range(run.senders):
-            procs.append(_spawn(net, net.sender(i), "_sender.py", str(PORT), str(run.bytes_per_sender)))
-            _await_line(procs[-1], "listening", 10, f"sender {i}")
+            procs.append(spawn(net.exec_args(net.sender(i)), "_sender.py", str(PORT), str(run.bytes_per_sender)))
+            await_line(procs[-1], "listening", 10, f"sender {i}")
         cfg = {
             "senders": [sender_addr(i) for i in range(run.senders)],
             "port": PORT,
@@ -141,25 +126,39 @@ def _exchange(net: Network, run: IncastRun, bursts: int, out: Path, timeout_s: f
             "period_ns": run.period_ns,
             "marker_addr": ROUTER_RECEIVER_SIDE,
         }
-        receiver = _spawn(net, net.receiver, "_receiver.py", json.dumps(cfg), stdin=True)
+        receiver = spawn(net.exec_args(net.receiver), "_receiver.py", json.dumps(cfg), stdin=True)
         procs.append(receiver)
-        _await_line(receiver, "connected", 10, "receiver")
-        capture = _spawn(net, net.receiver, "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
+        await_line(receiver, "connected", 10, "receiver")
+        if run.collector:
+            collectors = _start_collectors(net, run, bursts, timeout_s)
+        capture = spawn(net.exec_args(net.receiver), "_capture.py", net.receiver_iface, str(out / CAPTURE), MARKER)
         procs.append(capture)
-        _await_line(capture, "ready", 10, "capture")
+        await_line(capture, "ready", 10, "capture")
         assert receiver.stdin is not None
         receiver.stdin.write("go\n")
         receiver.stdin.flush()
-        report: dict[str, Any] = json.loads(_await_line(receiver, "{", timeout_s, "receiver's report"))
+        report: dict[str, Any] = json.loads(await_line(receiver, "{", timeout_s, "receiver's report"))
         time.sleep(TAIL_S)  # quiet bins after the last burst, so it is not cut off by the capture's end
         capture.send_signal(signal.SIGTERM)
-        run.capture_drops = int(_await_line(capture, "drops", 10, "capture's report").split()[1])
+        run.capture_drops = int(await_line(capture, "drops", 10, "capture's report").split()[1])
+        for c in collectors.values():
+            run.millisampler.append(str(c.stop(out / MILLISAMPLER, "testbed", "testbed").relative_to(out)))
     finally:
-        for p in procs:
-            with contextlib.suppress(ProcessLookupError):
-                p.kill()
-            p.wait(10)
+        for c in collectors.values():
+            c.kill()
+        kill(procs)
     return report
+
+
+def _start_collectors(net: Network, run: IncastRun, bursts: int, timeout_s: float) -> dict[str, Collector]:
+    """One eBPF Millisampler per host on its interface, named by its address."""
+    hosts = {RECEIVER_ADDR: net.receiver, **{sender_addr(i): net.sender(i) for i in range(run.senders)}}
+    bins = bins_for((bursts + 1) * run.period_ns / 1e9 + timeout_s)
+    collectors: dict[str, Collector] = {}
+    for addr, ns in hosts.items():
+        collectors[addr] = Collector(net.exec_args(ns), "eth0", addr, bins)
+        collectors[addr].start()
+    return collectors
 
 
 def compare(run: IncastRun, out_dir: str | Path, found_bursts: pd.DataFrame) -> pd.DataFrame:

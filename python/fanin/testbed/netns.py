@@ -57,13 +57,47 @@ def _run(args: Sequence[str]) -> None:
         raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
 
 
+class Namespaces:
+    """What every testbed network shares: its names carry ``prefix`` (the run's), a veth pair is
+    made under two temporary names in the host's namespace, and it goes away whole."""
+
+    prefix: str
+
+    def namespaces(self) -> list[str]:
+        raise NotImplementedError
+
+    def up(self) -> Namespaces:
+        raise NotImplementedError
+
+    def links(self) -> list[str]:
+        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
+        return [f"{self.prefix}a", f"{self.prefix}b"]
+
+    def exec_args(self, ns: str) -> list[str]:
+        return ["ip", "netns", "exec", ns]
+
+    def _ns(self, ns: str, *args: str) -> None:
+        _run([*self.exec_args(ns), *args])
+
+    def down(self) -> None:
+        for ns in self.namespaces():
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+
+    def __enter__(self) -> Namespaces:
+        return self.up()
+
+    def __exit__(self, *exc: object) -> None:
+        self.down()
+
+
 @dataclass
-class Network:
+class Network(Namespaces):
     """``senders`` namespaces, a router and a receiver; ``rate_bps`` toward the receiver."""
 
     senders: int
     rate_bps: int
     queue: str = "fair"
+    buffer_bytes: int | None = None  # the bottleneck's queue; None: large enough never to drop
     prefix: str = field(default_factory=lambda: run_prefix(os.getpid()))
 
     @property
@@ -83,16 +117,6 @@ class Network:
 
     def namespaces(self) -> list[str]:
         return [self.receiver, self.router, *(self.sender(i) for i in range(self.senders))]
-
-    def links(self) -> list[str]:
-        """A veth pair's names while it is in the host's namespace (at most 15 characters)."""
-        return [f"{self.prefix}a", f"{self.prefix}b"]
-
-    def exec_args(self, ns: str) -> list[str]:
-        return ["ip", "netns", "exec", ns]
-
-    def _ns(self, ns: str, *args: str) -> None:
-        _run([*self.exec_args(ns), *args])
 
     def _link(self, ns: str, ns_addr: str, router_iface: str, router_addr: str) -> None:
         """A veth pair between ``ns`` (eth0) and the router, a /24 between them."""
@@ -135,6 +159,7 @@ class Network:
         ``fifo``: one tbf queue, packets leave in arrival order. ``fair``: htb with one class
         per sender (selected by source address, u32 filter) under one class at the full rate;
         classes share it round-robin a frame at a time, as a per-flow fair switch would.
+        ``buffer_bytes`` is the tbf's limit, or split evenly over the per-sender classes.
         (This kernel has no fq/sfq/drr; htb, tbf and u32 are the portable pieces.)
         """
 
@@ -143,7 +168,7 @@ class Network:
 
         rate = f"{self.rate_bps}bit"
         if self.queue == "fifo":
-            tc(f"qdisc add dev tor root tbf rate {rate} burst 3028 limit 4000000")
+            tc(f"qdisc add dev tor root tbf rate {rate} burst 3028 limit {self.buffer_bytes or 4_000_000}")
             return
         tc("qdisc add dev tor root handle 1: htb default 1")
         # buckets of two frames, a quantum of one: classes take turns frame by frame
@@ -153,15 +178,6 @@ class Network:
         for i in range(self.senders):
             cls = f"1:{i + 10:x}"
             tc(f"class add dev tor parent 1:1 classid {cls} htb rate {share} ceil {rate} {shape}")
-            tc(f"qdisc add dev tor parent {cls} pfifo limit 10000")
+            per_class = f"bfifo limit {self.buffer_bytes // self.senders}" if self.buffer_bytes else "pfifo limit 10000"
+            tc(f"qdisc add dev tor parent {cls} {per_class}")
             tc(f"filter add dev tor parent 1: protocol ip prio 1 u32 match ip src {sender_addr(i)}/32 flowid {cls}")
-
-    def down(self) -> None:
-        for ns in self.namespaces():
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
-
-    def __enter__(self) -> Network:
-        return self.up()
-
-    def __exit__(self, *exc: object) -> None:
-        self.down()
