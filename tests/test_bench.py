@@ -40,3 +40,50 @@ def test_repeat_below_one_is_refused() -> None:
 
     with pytest.raises(ValueError, match="--repeat: must be at least 1"):
         main(repeat=0)
+
+
+def test_the_history_appends_one_line_per_run_and_returns_the_previous(tmp_path) -> None:
+    from fanin.bench import CASES, append_history, combine, history_entry, read_history
+
+    path = tmp_path / "h" / "bench.jsonl"
+    first = history_entry([(CASES["a"], combine([_run(0.1)])), (CASES["e"], None)], "abc1234", "2026-11-27 10:00 UTC")
+    # 1,000,000 hops in 0.1 s: 10 M hops/s; a case that could not run is left out.
+    assert first["rows"] == {
+        "a": {"mhops_per_s": 10.0, "range": [10.0, 10.0], "wall_s": 0.1, "setup_s": None, "packet_hops": 1_000_000,
+              "peak_mb": 100.0, "repeats": 1},
+    }  # fmt: skip
+    assert append_history(path, first) is None
+    second = history_entry([(CASES["a"], combine([_run(0.08), _run(0.125)]))], "def5678+", "2026-11-27 11:00 UTC")
+    assert append_history(path, second) == first
+    assert [e["build"] for e in read_history(path)] == ["abc1234", "def5678+"]
+    # The median of two runs is the faster one (index (2 - 1) // 2 = 0 of the walls, sorted).
+    assert second["rows"]["a"]["mhops_per_s"] == pytest.approx(12.5)
+
+
+def test_the_comparison_shows_the_change_against_the_previous_entry() -> None:
+    from rich.console import Console
+
+    from fanin.bench import comparison_table
+
+    before = {"build": "abc1234", "date": "d0", "rows": {"a": {"mhops_per_s": 10.0, "setup_s": 0.01, "peak_mb": 120.0}}}
+    now = {"build": "x", "date": "d1", "rows": {"a": {"mhops_per_s": 12.5, "setup_s": 0.02, "peak_mb": 121.0},
+                                                 "d": {"mhops_per_s": 8.0, "setup_s": 0.3, "peak_mb": 300.0}}}  # fmt: skip
+    console = Console(width=200, record=True)
+    console.print(comparison_table(before, now))
+    text = console.export_text()
+    assert "against abc1234 (d0)" in text
+    assert "+25.0%" in text
+    (d_line,) = [line for line in text.splitlines() if line.strip().startswith("(d)")]
+    assert d_line.split()[:4] == ["(d)", "-", "8.0", "new"]
+
+
+def test_a_case_without_its_data_file_is_not_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from fanin import bench
+
+    monkeypatch.setattr("fanin.workloads.artifact_dirs", lambda: [])
+    assert not bench.available(CASES["e"]) and bench.available(CASES["a"])
+    console = Console(width=250, record=True)
+    console.print(bench.speed_table([(CASES["e"], None)]))
+    assert "not available (websearchIntra_AlibabaInter_5000f_40l.cm missing)" in console.export_text()

@@ -1,13 +1,19 @@
-"""`fanin bench`: three fixed scenarios, each timed in a fresh process.
+"""`fanin bench`: fixed scenarios, each timed in a fresh process.
 
 (a) 64-to-1 DCTCP incast, 1 MB per sender, 10 Gbit/s star; (b) k = 8 fat-tree permutation,
-5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms. The scenarios are the TOML files
-in ``fanin/bench/``. Wall time is the run loop's (the engine's ``wall_s`` when it reports
-one); peak memory is the child process's maximum resident set.
+5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms; (d) k = 32 fat-tree permutation
+of 8192 flows, 0.5 ms; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
+thread; it needs the Uno artifact's matrix, else the row is not available); (f) a
+99,999-to-1 incast on a 100,000-host star. The scenarios are the TOML files in
+``fanin/bench/``. Wall time is the run loop's (the engine's ``wall_s`` when it reports
+one), set-up the engine's build of the run; peak memory is the child process's maximum
+resident set. ``--json FILE`` appends each run's figures (build, date) to a JSON-lines
+history and prints the change against the previous entry.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import resource
 import subprocess
@@ -35,8 +41,13 @@ class Case:
     file: str
     label: str
     what: str
-    min_mhops_per_s: float
+    # None: reported without a target.
+    min_mhops_per_s: float | None
+    # A data file the scenario needs that fanin does not ship (looked up as the run would).
+    needs: str | None = None
 
+
+UNO_MATRIX = "websearchIntra_AlibabaInter_5000f_40l.cm"
 
 CASES: dict[str, Case] = {
     c.key: c
@@ -44,8 +55,21 @@ CASES: dict[str, Case] = {
         Case("a", "a_incast64.toml", "incast 64:1", "64-to-1 DCTCP incast, 1 MB each, 10G star", 15.0),
         Case("b", "b_fattree8.toml", "fat-tree k=8", "k=8 fat-tree permutation, 5 ms", 15.0),
         Case("c", "c_fattree16.toml", "fat-tree k=16", "k=16 fat-tree permutation (1024 flows), 2 ms", 10.0),
+        # Issue 23: k = 32 at 0.8x k = 16's speed.
+        Case("d", "d_fattree32.toml", "fat-tree k=32", "k=32 fat-tree permutation (8192 flows), 0.5 ms", 8.0),
+        Case("e", "e_uno_two_dc.toml", "Uno 2 DCs", "Uno two-datacenter scenario (Fig 10, 200 flows), 1 thread", None, UNO_MATRIX),
+        Case("f", "f_incast100k.toml", "incast 100k:1", "99,999-to-1 incast, 4 KB each, 100,000-host star", None),
     )
 }
+
+
+def available(case: Case) -> bool:
+    """Whether the data file ``case`` needs can be found (always, if it needs none)."""
+    if case.needs is None:
+        return True
+    from fanin.workloads import artifact_dirs
+
+    return any((Path(d) / case.needs).is_file() for d in artifact_dirs())
 
 
 # ---------------------------------------------------------------- child process
@@ -111,8 +135,14 @@ def _num(v: float | None, spec: str = ",.0f") -> str:
     return "-" if v is None else f"{v:{spec}}"
 
 
-def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
-    caption = "; ".join(f"({c.key}) {c.what}: >= {c.min_mhops_per_s:g} Mhops/s" for c, _ in rows)
+def _target(case: Case) -> str:
+    return f">= {case.min_mhops_per_s:g} Mhops/s" if case.min_mhops_per_s is not None else "no target"
+
+
+def speed_table(rows: list[tuple[Case, dict[str, Any] | None]]) -> Table:
+    """The bench table; a row of ``None`` is a case that could not run here (its data
+    file is missing)."""
+    caption = "; ".join(f"({c.key}) {c.what}: {_target(c)}" for c, _ in rows)
     t = Table(
         title="fanin bench",
         caption=f"{caption}; all: peak < {PEAK_LIMIT_MB:.0f} MB",
@@ -120,17 +150,22 @@ def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-    columns = ("scenario", "wall s", "Mev/s", "Mhops", "Mhops/s", "range", "peak MB", "")
+    columns = ("scenario", "set-up s", "wall s", "Mev/s", "Mhops", "Mhops/s", "range", "peak MB", "")
     for i, col in enumerate(columns):
         t.add_column(col, justify="left" if i in (0, len(columns) - 1) else "right", no_wrap=True)
     for case, r in rows:
+        if r is None:
+            t.add_row(f"({case.key}) {case.label}", *["-"] * 7, f"[yellow]not available ({escape(case.needs or '')} missing)[/]")
+            continue
         s = r["summary"]
         wall, events, hops = s.get("wall_s"), s.get("events"), s.get("packet_hops")
         rate = _rate(r)
-        ok = rate is not None and rate >= case.min_mhops_per_s and r["peak_mb"] < PEAK_LIMIT_MB
+        fast = case.min_mhops_per_s is None or (rate is not None and rate >= case.min_mhops_per_s)
+        ok = fast and r["peak_mb"] < PEAK_LIMIT_MB
         lo_hi = r.get("rate_range")
         t.add_row(
             f"({case.key}) {case.label}",
+            _num(s.get("setup_wall_s"), ".3f"),
             _num(wall, ".3f"),
             _num(events / wall / 1e6 if events is not None and wall else None, ".1f"),
             _num(hops / 1e6 if hops is not None else None, ".2f"),
@@ -139,9 +174,86 @@ def speed_table(rows: list[tuple[Case, dict[str, Any]]]) -> Table:
             _num(r["peak_mb"], ".0f"),
             "[green]pass[/]" if ok else "[red]FAIL[/]",
         )
-    repeats = max((r.get("repeats", 1) for _, r in rows), default=1)
+    repeats = max((r.get("repeats", 1) for _, r in rows if r is not None), default=1)
     if repeats > 1:
         t.caption += f"; median of {repeats} runs each (range: slowest-fastest)"
+    return t
+
+
+# ---------------------------------------------------------------- history (--json)
+
+
+def build_id() -> str:
+    """The source's commit (``+`` when the tree has changes), else fanin's version."""
+    here = Path(__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+        return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return f"fanin {_native.version()}"
+
+
+def history_entry(rows: list[tuple[Case, dict[str, Any] | None]], build: str, date: str) -> dict[str, Any]:
+    """One run of the bench as a history line: per case, its median figures and range."""
+    figures: dict[str, Any] = {}
+    for case, r in rows:
+        if r is None:
+            continue
+        s = r["summary"]
+        figures[case.key] = {
+            "mhops_per_s": _rate(r),
+            "range": list(r["rate_range"]) if r.get("rate_range") else None,
+            "wall_s": s.get("wall_s"),
+            "setup_s": s.get("setup_wall_s"),
+            "packet_hops": s.get("packet_hops"),
+            "peak_mb": r["peak_mb"],
+            "repeats": r.get("repeats", 1),
+        }
+    return {"build": build, "date": date, "rows": figures}
+
+
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """The entries of a history file (none if it does not exist yet)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def append_history(path: Path, entry: dict[str, Any]) -> dict[str, Any] | None:
+    """Appends ``entry`` to the history at ``path``; returns the previous entry, if any."""
+    previous = read_history(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
+    return previous[-1] if previous else None
+
+
+def comparison_table(before: dict[str, Any], now: dict[str, Any]) -> Table:
+    """Each case's median speed, set-up and peak now against the previous entry's."""
+    t = Table(title=f"against {before['build']} ({before['date']})", box=box.SIMPLE_HEAD, pad_edge=False)
+    for i, col in enumerate(("scenario", "Mhops/s then", "now", "change", "set-up s then", "now", "peak MB then", "now")):
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
+    for key, r in now["rows"].items():
+        b = before["rows"].get(key)
+        if b is None:
+            t.add_row(f"({key})", "-", _num(r["mhops_per_s"], ".1f"), "new", "-", _num(r["setup_s"], ".3f"), "-", _num(r["peak_mb"], ".0f"))
+            continue
+        then, rate = b.get("mhops_per_s"), r.get("mhops_per_s")
+        change = f"{(rate - then) / then:+.1%}" if then and rate is not None else "-"
+        t.add_row(
+            f"({key})",
+            _num(then, ".1f"),
+            _num(rate, ".1f"),
+            change,
+            _num(b.get("setup_s"), ".3f"),
+            _num(r.get("setup_s"), ".3f"),
+            _num(b.get("peak_mb"), ".0f"),
+            _num(r.get("peak_mb"), ".0f"),
+        )
     return t
 
 
@@ -217,11 +329,14 @@ def main(
     only: str | None = None,
     compare: str | None = None,
     repeat: int = 1,
+    history: str | Path | None = None,
     console: Console | None = None,
     fail: Callable[[str], NoReturn] | None = None,
-) -> list[tuple[Case, dict[str, Any]]]:
+) -> list[tuple[Case, dict[str, Any] | None]]:
     """Runs the selected cases (default all) ``repeat`` times, round by round so a slow
-    spell of the machine hits every case alike, and prints the table; returns the rows."""
+    spell of the machine hits every case alike, and prints the table; returns the rows
+    (``None`` for a case whose data file is missing). With ``history``, appends the run to
+    that JSON-lines file and prints the change against its previous entry."""
     console = console or Console()
     keys = [k.strip() for k in only.split(",")] if only else list(CASES)
     bad = [k for k in keys if k not in CASES]
@@ -233,16 +348,25 @@ def main(
         raise _bad(fail, f"--only: unknown scenario {', '.join(bad)} (allowed: {', '.join(CASES)})")
     if compare == "ns3" and "a" not in keys:
         keys.insert(0, "a")
-    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in keys}
+    ready = [k for k in keys if available(CASES[k])]
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in ready}
     for i in range(repeat):
-        for key in keys:
+        for key in ready:
             case = CASES[key]
             with console.status(f"running ({key}) {case.what} ... ({i + 1}/{repeat})"):
                 runs[key].append(run_case(case))
-    rows = [(CASES[k], combine(runs[k])) for k in keys]
+    rows = [(CASES[k], combine(runs[k]) if k in runs else None) for k in keys]
     console.print(speed_table(rows))
     if compare == "ns3":
-        compare_ns3(dict(rows)[CASES["a"]], console)
+        compare_ns3(dict(rows)[CASES["a"]] or {}, console)
+    if history is not None:
+        date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        entry = history_entry(rows, build_id(), date)
+        before = append_history(Path(history), entry)
+        if before is None:
+            console.print(f"first entry of {escape(str(history))}")
+        else:
+            console.print(comparison_table(before, entry))
     return rows
 
 

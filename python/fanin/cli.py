@@ -180,14 +180,18 @@ def schema() -> None:
 @app.command()
 def bench(
     compare: Annotated[str | None, typer.Option(help="also run scenario (a) in another simulator: ns3")] = None,
-    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c")] = None,
+    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c,d,e,f")] = None,
     repeat: Annotated[int, typer.Option(help="runs of each scenario; the table shows the median and the range")] = 3,
+    json_history: Annotated[
+        Path | None,
+        typer.Option("--json", help="append this run's figures (build, date) to this JSON-lines file and compare with its last entry"),
+    ] = None,
 ) -> None:
-    """Time the three fixed benchmark scenarios, each in a fresh process."""
+    """Time the fixed benchmark scenarios, each in a fresh process."""
     from fanin import bench as b
 
     with user_errors():
-        b.main(only=only, compare=compare, repeat=repeat, console=out, fail=fail)
+        b.main(only=only, compare=compare, repeat=repeat, history=json_history, console=out, fail=fail)
 
 
 @app.command()

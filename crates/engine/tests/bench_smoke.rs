@@ -1,6 +1,7 @@
-//! The `fanin bench` scenarios run straight from Rust, for profiling the engine without
-//! Python (`cargo test --release --test bench_smoke -- --ignored --nocapture`, or under
-//! perf / callgrind). They print speed and assert nothing about it: timings are not tests.
+//! The `fanin bench` scenarios (all but (e), whose matrix is not shipped) run straight
+//! from Rust, for profiling the engine without Python (`cargo test --release --test
+//! bench_smoke -- --ignored --nocapture`, or under perf / callgrind). They print speed and
+//! assert nothing about it: timings are not tests.
 mod common;
 
 // As in the Python module, so profiles here see the same memory.
@@ -33,4 +34,16 @@ fn bench_b() {
 #[ignore]
 fn bench_c() {
     run_bench("c_fattree16.toml");
+}
+
+#[test]
+#[ignore]
+fn bench_d() {
+    run_bench("d_fattree32.toml");
+}
+
+#[test]
+#[ignore]
+fn bench_f() {
+    run_bench("f_incast100k.toml");
 }

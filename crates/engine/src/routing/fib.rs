@@ -10,11 +10,10 @@
 //! A k = 16 fat-tree's rows take 160 KB instead of 5.5 MB as `Routes` entries. Choices
 //! equal `Routes::select`.
 
-use super::table::{mix, Routes};
+use super::table::{mix, Routes, MULTI, NO_NODE, NO_ROUTE as ROUTES_NO_ROUTE};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
-const NO_NODE: NodeId = NodeId(u32::MAX);
 /// A cell is `len << LEN_SHIFT | x`, where `x` is where a list of ports starts in `ports`:
 /// an ECMP group (`len` > 1, the flow's hash picks one), one next hop (`len` 1), or a
 /// class's hosts at the switch they hang off (`len` 0, the destination's place in its
@@ -36,6 +35,8 @@ struct Dest {
 }
 
 pub struct Fib {
+    /// Columns per row (read by the tests; rows are found by `row_start`).
+    #[cfg_attr(not(test), allow(dead_code))]
     n_classes: usize,
     /// Per destination host.
     dest: Vec<Dest>,
@@ -53,42 +54,61 @@ impl Fib {
     pub fn new(topo: &Topology, routes: &Routes) -> Option<Fib> {
         let switches: Vec<NodeId> =
             (0..topo.nodes.len()).map(NodeId::from).filter(|&n| topo.nodes[n.idx()].kind == NodeKind::Switch).collect();
-        // Destination columns: the hosts, then static routes (each a column of its own).
-        let (n_hosts, n_rows) = (routes.n_dests(), switches.len());
-        let mut fib = Fib { n_classes: 0, dest: Vec::new(), row_start: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
+        // Classes: the routes' host classes, then one per static route.
+        let (n_hosts, n_host_classes) = (topo.hosts.len(), routes.n_classes());
+        let n = n_host_classes + routes.n_dests() - n_hosts;
+        let mut fib = Fib { n_classes: n, dest: Vec::with_capacity(routes.n_dests()), row_start: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
+        // Per class: its hosts in host order (the first is the one its cells come from);
+        // where the class hangs off a switch, the ports that switch delivers them on.
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_host_classes];
+        for h in 0..n_hosts {
+            let (c, _) = routes.class(h);
+            fib.dest.push(Dest { class: c as u32, local: members[c].len() as u32 });
+            members[c].push(h as u32);
+        }
+        fib.dest.extend((n_host_classes..n).map(|class| Dest { class: class as u32, local: 0 }));
         let mut row_of = vec![u32::MAX; topo.nodes.len()];
-        // Per switch, per host: the cell (each switch's distinct lists stored once).
-        let mut cells = vec![0u32; n_rows * n_hosts];
-        let mut local: Vec<(&[PortId], u32)> = Vec::new();
-        for (row, &n) in switches.iter().enumerate() {
-            row_of[n.idx()] = row as u32;
-            local.clear();
-            for h in 0..n_hosts {
-                let hops = routes.next_hops(n, HostId::from(h));
-                let cell = match local.iter().find(|(g, _)| *g == hops) {
-                    Some(&(_, cell)) => cell,
-                    None => {
-                        let cell = fib.cell(hops, hops.len())?;
-                        local.push((hops, cell));
-                        cell
-                    }
-                };
-                cells[row * n_hosts + h] = cell;
-            }
-        }
-        let (classes, members) = fib.classify(topo, routes, &cells, &row_of);
-        let n = classes.len();
-        fib.n_classes = n;
-        fib.rows = vec![AT_HOST; (n_rows + 1) * n];
-        for (c, &(h, attach)) in classes.iter().enumerate() {
-            for row in 0..n_rows {
-                fib.rows[row * n + c] = cells[row * n_hosts + h];
-            }
+        fib.rows = vec![AT_HOST; (switches.len() + 1) * n];
+        let mut lists = CellsOnce::new(topo.port_count(), routes.n_groups());
+        let mut attached = vec![None; topo.nodes.len()];
+        for (c, hosts) in members.iter().enumerate() {
+            let attach = routes.class(hosts[0] as usize).1;
             if attach != NO_NODE {
-                fib.rows[row_of[attach.idx()] as usize * n + c] = fib.cell(&members[c], 0)?;
+                attached[attach.idx()] = Some(c);
             }
         }
-        let host_row = u32::try_from(n_rows * n).ok()?;
+        for (row, &node) in switches.iter().enumerate() {
+            row_of[node.idx()] = row as u32;
+            lists.next_row();
+            // Each distinct list stored once per switch, in the order the destinations
+            // first need it: the classes by their first host, and at the switch a class
+            // hangs off, each of its hosts (their own ports).
+            let own: &[u32] = attached[node.idx()].map_or(&[], |c| &members[c]);
+            let (mut i, mut j) = (0, 0);
+            while i < n_host_classes || j < own.len() {
+                let first = members.get(i).map_or(u32::MAX, |m| m[0]);
+                let h = first.min(own.get(j).copied().unwrap_or(u32::MAX));
+                let cell = lists.cell(&mut fib, routes, routes.cell(node, HostId(h)))?;
+                if h == first {
+                    fib.rows[row * n + i] = cell;
+                    i += 1;
+                }
+                if own.get(j) == Some(&h) {
+                    j += 1;
+                }
+            }
+            for (k, col) in (n_hosts..routes.n_dests()).enumerate() {
+                fib.rows[row * n + n_host_classes + k] = lists.cell(&mut fib, routes, routes.cell(node, HostId::from(col)))?;
+            }
+        }
+        for (c, hosts) in members.iter().enumerate() {
+            let attach = routes.class(hosts[0] as usize).1;
+            if attach != NO_NODE {
+                let ports: Vec<PortId> = hosts.iter().map(|&h| routes.next_hops(attach, HostId(h))[0]).collect();
+                fib.rows[row_of[attach.idx()] as usize * n + c] = fib.cell(&ports, 0)?;
+            }
+        }
+        let host_row = u32::try_from(switches.len() * n).ok()?;
         fib.row_start = row_of.iter().map(|&row| if row == u32::MAX { Some(host_row) } else { u32::try_from(row as usize * n).ok() }).collect::<Option<_>>()?;
         Some(fib)
     }
@@ -102,42 +122,6 @@ impl Fib {
         let x = u32::try_from(self.ports.len()).ok().filter(|&x| x + hops.len() as u32 <= X_MASK)?;
         self.ports.extend_from_slice(hops);
         Some(len << LEN_SHIFT | x)
-    }
-
-    /// Fills `dest` and returns each class's representative host and attachment switch, and
-    /// the ports that switch delivers to the class's hosts on, in their `local` order. A
-    /// host joins the class of the first host on its attachment switch when every other
-    /// switch routes to both alike; otherwise (or when it is not attached by one link to
-    /// one switch) it keeps a column of its own, with no attachment.
-    #[allow(clippy::type_complexity)]
-    fn classify(&mut self, topo: &Topology, routes: &Routes, cells: &[u32], row_of: &[u32]) -> (Vec<(usize, NodeId)>, Vec<Vec<PortId>>) {
-        let n_hosts = routes.n_dests();
-        let n_rows = cells.len() / n_hosts.max(1);
-        let mut classes: Vec<(usize, NodeId)> = Vec::new();
-        let mut members: Vec<Vec<PortId>> = Vec::new();
-        // Per attachment switch: the class its first host opened.
-        let mut first_on: Vec<Option<u32>> = vec![None; topo.nodes.len()];
-        for (h, (attach, port)) in attachments(topo, routes).into_iter().enumerate() {
-            let alike = |r: usize| (0..n_rows).all(|row| row == row_of[attach.idx()] as usize || cells[row * n_hosts + h] == cells[row * n_hosts + r]);
-            let joined = match first_on.get(attach.idx()).copied().flatten() {
-                Some(c) if alike(classes[c as usize].0) => Some(c),
-                _ => None,
-            };
-            let class = joined.unwrap_or_else(|| {
-                let own = attach != NO_NODE && first_on[attach.idx()].is_none();
-                classes.push((h, if own { attach } else { NO_NODE }));
-                members.push(Vec::new());
-                let c = classes.len() as u32 - 1;
-                if own {
-                    first_on[attach.idx()] = Some(c);
-                }
-                c
-            });
-            let m = &mut members[class as usize];
-            self.dest.push(Dest { class, local: m.len() as u32 });
-            m.push(port);
-        }
-        (classes, members)
     }
 
     /// The egress port at switch `node` for a packet to `dst` with this flow entropy (at a
@@ -175,36 +159,38 @@ fn at<T>(v: &[T], i: usize) -> &T {
     unsafe { v.get_unchecked(i) }
 }
 
-/// Per destination: the switch a host hangs off and the port that switch delivers on, when
-/// the host has one link, to a switch whose only route to it is that link; else `NO_NODE`
-/// (always for a static route's column).
-fn attachments(topo: &Topology, routes: &Routes) -> Vec<(NodeId, PortId)> {
-    // Per node: how many links leave it, and where the first one goes.
-    let mut out: Vec<(u32, NodeId)> = vec![(0, NO_NODE); topo.nodes.len()];
-    for (_, p) in topo.ports() {
-        let o = &mut out[p.from.idx()];
-        o.0 += 1;
-        if o.0 == 1 {
-            o.1 = p.to;
-        }
+/// Build-time: one switch's `Fib` cell per distinct `Routes` cell, stored the first time
+/// the switch needs it. `Routes` interns its groups, so equal cells are equal lists.
+struct CellsOnce {
+    /// Per port, then per group: (the row that stored it, its cell there).
+    seen: Vec<(u32, u32)>,
+    n_ports: usize,
+    row: u32,
+}
+
+impl CellsOnce {
+    fn new(n_ports: usize, n_groups: usize) -> CellsOnce {
+        CellsOnce { seen: vec![(0, 0); n_ports + n_groups], n_ports, row: 0 }
     }
-    let none = (NO_NODE, PortId(u32::MAX));
-    (0..routes.n_dests())
-        .map(|h| {
-            if h >= topo.hosts.len() {
-                return none;
-            }
-            let node = topo.hosts[h];
-            let (links, attach) = out[node.idx()];
-            if links != 1 || topo.nodes[attach.idx()].kind != NodeKind::Switch {
-                return none;
-            }
-            match routes.next_hops(attach, HostId::from(h)) {
-                [port] if topo.port(*port).to == node => (attach, *port),
-                _ => none,
-            }
-        })
-        .collect()
+
+    fn next_row(&mut self) {
+        self.row += 1;
+    }
+
+    fn cell(&mut self, fib: &mut Fib, routes: &Routes, cell: u32) -> Option<u32> {
+        if cell == ROUTES_NO_ROUTE {
+            return Some(NO_ROUTE);
+        }
+        let slot = if cell & MULTI == 0 { cell as usize } else { self.n_ports + (cell & !MULTI) as usize };
+        let (row, stored) = self.seen[slot];
+        if row == self.row {
+            return Some(stored);
+        }
+        let hops = routes.cell_ports(cell);
+        let stored = fib.cell(hops, hops.len())?;
+        self.seen[slot] = (self.row, stored);
+        Some(stored)
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! Forwarding: per-node tables of equal-cost next hops toward every host, and each flow's
 //! path selector (ECMP, spraying, UnoLB, PLB: the senders' choice of entropy).
+#[cfg(test)]
+mod dense;
 pub mod fib;
 pub mod select;
 pub mod table;
 
 pub use fib::Fib;
 pub use select::{LoadBalancing, PathSelector, Selector};
-pub use table::Routes;
+pub use table::{Routes, TableShape};

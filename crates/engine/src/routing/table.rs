@@ -1,21 +1,34 @@
-//! Shortest-path forwarding tables with per-flow ECMP.
+//! Shortest-path forwarding with per-flow ECMP, stored by destination class.
 //!
-//! This sits on the per-packet hot path, so the layout is chosen for one cache miss per hop:
-//! `entries[node * n_dests + dst]` is a single `u32`. With its top bit clear it *is* the
-//! next-hop port, so the common single-path case is one array read. With the top bit set, the
-//! low bits index `groups`, the deduplicated multi-port sets, each a `(start, len)` slice of
-//! the flat `ports` vector. `ports` begins with every port as its own one-element slice, so
-//! `next_hops` can hand out a slice for a single port as well.
+//! Hosts hanging off one switch by a single link are reached through that switch, so every
+//! other node forwards to them alike: they share a destination *class*, and a node's row
+//! holds one cell per class, not per host (a k = 48 fat-tree: 1,152 classes for 27,648
+//! hosts; a star: one). The switch they hang off delivers on each host's own port
+//! (`deliver`). Hosts whose links all lead to one node have no row at all: toward anything
+//! that node reaches they send on those links. So the tables grow as forwarding nodes x
+//! classes, not nodes x hosts (the dense table this replaced needed 40 GB for a
+//! 100,000-host star; `dense.rs` keeps it as the tests' oracle). Static routes (`pin`) are
+//! short lists of (node, cell) along their paths.
+//!
+//! A cell is a single `u32`: with its top bit clear it *is* the next-hop port, so the
+//! common single-path case is one array read. With the top bit set, the low bits index
+//! `groups`, the deduplicated multi-port sets, each a `(start, len)` slice of the flat
+//! `ports` vector. `ports` begins with every port as its own one-element slice, so
+//! `next_hops` can hand out a slice for a single port as well. The run loop forwards with
+//! `Fib`, built from these; `select` here serves hosts with several NICs and the fallback.
 
 use std::collections::HashMap;
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
-/// Tag of an entry that names a group rather than a port.
-const MULTI: u32 = 1 << 31;
+/// Tag of a cell that names a group rather than a port.
+pub(crate) const MULTI: u32 = 1 << 31;
 /// Group 0 is the empty set: the node is the destination itself, or cannot reach it.
-const NO_ROUTE: u32 = MULTI;
+pub(crate) const NO_ROUTE: u32 = MULTI;
+pub(crate) const NO_NODE: NodeId = NodeId(u32::MAX);
+/// `row_of` of a node that answers by rule (see `uplink`).
+const NO_ROW: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Group {
@@ -26,21 +39,37 @@ struct Group {
 /// Equal-cost next hops from every node toward every host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Routes {
-    /// Columns per row: the hosts, then one per pinned (static) route (see `pin`).
-    n_dests: usize,
-    entries: Vec<u32>,
+    n_hosts: usize,
+    forwards: Vec<bool>,
+    /// Per node: its row of `cells`, or `NO_ROW` for a host whose links all lead to one
+    /// node, which answers by rule from `uplink`.
+    row_of: Vec<u32>,
+    /// Per node without a row: its links as a cell, and the node they lead to.
+    uplink: Vec<(u32, NodeId)>,
+    n_classes: usize,
+    /// Per host: its class. Per class: the switch its hosts hang off by their single link
+    /// (`NO_NODE` for a host of any other shape, which has a class of its own).
+    class_of: Vec<u32>,
+    attach: Vec<NodeId>,
+    /// Per host with an attachment switch: that switch's port down to it.
+    deliver: Vec<PortId>,
+    /// `cells[row * n_classes + class]`.
+    cells: Vec<u32>,
     groups: Vec<Group>,
     ports: Vec<PortId>,
-    /// Where each port leads and where each host sits, so `hops` can walk without a topology.
+    /// Where each port leads and where each destination column ends (the hosts, then the
+    /// static routes' last nodes), so `hops` can walk without a topology.
     port_to: Vec<NodeId>,
     host_node: Vec<NodeId>,
+    /// Per static route: (node, cell) along its path.
+    pinned: Vec<Vec<(NodeId, u32)>>,
 }
 
 /// Makes ECMP node-level: a flow picks its next node uniformly among the equal-cost ones,
 /// then a link among parallel links to that node (a LAG). With `k_j` links to node `j`,
 /// each of those ports is listed `lcm(k) / k_j` times, so one hash does both choices and a
 /// lookup stays one index. Sets with one link per node (every builder's) are unchanged.
-fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
+pub(crate) fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
     let count = |p: PortId| hops.iter().filter(|q| port_to[q.idx()] == port_to[p.idx()]).count();
     let counts: Vec<usize> = hops.iter().map(|&p| count(p)).collect();
     if counts.iter().all(|&c| c == counts[0]) {
@@ -75,163 +104,241 @@ fn no_route(node: NodeId, dst: HostId) -> ! {
     panic!("no route from node {} to host {}", node.0, dst.0)
 }
 
+/// Out ports per node in CSR form, ascending port id (so groups list ports in a fixed
+/// order and the same entropy picks the same port on every run).
+struct Adjacency {
+    start: Vec<u32>,
+    ports: Vec<PortId>,
+}
+
+impl Adjacency {
+    /// The ports of `topo` that `keep` accepts.
+    fn new(topo: &Topology, keep: impl Fn(PortId) -> bool) -> Adjacency {
+        let n = topo.nodes.len();
+        let mut start = vec![0u32; n + 1];
+        let from: Vec<NodeId> = topo.links.iter().flat_map(|l| [l.a, l.b]).collect();
+        let kept = |i: usize| keep(PortId::from(i));
+        for (i, f) in from.iter().enumerate() {
+            if kept(i) {
+                start[f.idx() + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut ports = vec![PortId(0); start[n] as usize];
+        let mut fill = start.clone();
+        for (i, f) in from.iter().enumerate() {
+            if kept(i) {
+                ports[fill[f.idx()] as usize] = PortId::from(i);
+                fill[f.idx()] += 1;
+            }
+        }
+        Adjacency { start, ports }
+    }
+
+    fn of(&self, n: usize) -> &[PortId] {
+        &self.ports[self.start[n] as usize..self.start[n + 1] as usize]
+    }
+}
+
+/// The node all of a host's links lead to, if they lead to one (then the host answers by
+/// rule and needs no row); `None` for a switch or a host with no link.
+fn one_neighbour(links: &[PortId], port_to: &[NodeId], forwards: bool) -> Option<NodeId> {
+    let via = port_to[links.first()?.idx()];
+    (!forwards && links.iter().all(|p| port_to[p.idx()] == via)).then_some(via)
+}
+
+/// A host's uplink when it has exactly one link and that link leads to a switch: such
+/// hosts share the class of their switch.
+fn single_uplink(links: &[PortId], port_to: &[NodeId], forwards: &[bool]) -> Option<PortId> {
+    match links {
+        &[up] if forwards[port_to[up.idx()].idx()] => Some(up),
+        _ => None,
+    }
+}
+
+/// The size of a topology's routing tables, known before they are built (for the memory
+/// estimate): nodes with a row, switches, and destination classes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TableShape {
+    pub rows: u64,
+    pub switches: u64,
+    pub classes: u64,
+}
+
+impl TableShape {
+    pub fn of(topo: &Topology) -> TableShape {
+        let port_to: Vec<NodeId> = topo.ports().map(|(_, p)| p.to).collect();
+        let forwards: Vec<bool> = topo.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect();
+        let out = Adjacency::new(topo, |_| true);
+        let rows = (0..topo.nodes.len()).filter(|&n| one_neighbour(out.of(n), &port_to, forwards[n]).is_none()).count();
+        let mut opened = vec![false; topo.nodes.len()];
+        let classes = topo
+            .hosts
+            .iter()
+            .filter(|h| match single_uplink(out.of(h.idx()), &port_to, &forwards) {
+                Some(up) => !std::mem::replace(&mut opened[port_to[up.idx()].idx()], true),
+                None => true,
+            })
+            .count();
+        TableShape { rows: rows as u64, switches: forwards.iter().filter(|&&f| f).count() as u64, classes: classes as u64 }
+    }
+
+    /// Bytes of `Routes` and `Fib` together: a cell per row and class in each (the `Fib`
+    /// has switch rows and one for the hosts), and about 20 bytes per host and 16 per node.
+    pub fn bytes(&self, nodes: u64, hosts: u64) -> u64 {
+        (self.rows + self.switches + 1).saturating_mul(self.classes).saturating_mul(4) + hosts * 20 + nodes * 16
+    }
+}
+
+/// Build-time scratch: whether a set of next hops reaches some node twice (then ECMP is
+/// weighed by node), in one pass.
+struct NodeMarks {
+    mark: Vec<u32>,
+    epoch: u32,
+}
+
+impl NodeMarks {
+    fn repeats(&mut self, hops: &[PortId], port_to: &[NodeId]) -> bool {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.mark.fill(0);
+            self.epoch = 1;
+        }
+        hops.iter().any(|p| std::mem::replace(&mut self.mark[port_to[p.idx()].idx()], self.epoch) == self.epoch)
+    }
+}
+
 impl Routes {
     /// Shortest paths by hop count from every node to every host; only switches forward (a
     /// path never transits a host).
     pub fn shortest_paths(topo: &Topology) -> Routes {
-        Self::build(topo, true)
-    }
-
-    /// `share_siblings: false` runs one BFS per host; tests compare it with the shared build.
-    fn build(topo: &Topology, share_siblings: bool) -> Routes {
-        let (n_nodes, n_hosts, n_ports) = (topo.nodes.len(), topo.hosts.len(), topo.port_count());
+        let (n_nodes, n_ports) = (topo.nodes.len(), topo.port_count());
         assert!(n_ports < MULTI as usize, "too many ports for a routing entry");
         let port_to: Vec<NodeId> = topo.ports().map(|(_, p)| p.to).collect();
         let forwards: Vec<bool> = topo.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect();
-
-        // Out ports of each node in CSR form, ascending port id, so groups list ports in a
-        // fixed order and the same entropy picks the same port on every run.
-        let mut out_start = vec![0u32; n_nodes + 1];
-        for (_, p) in topo.ports() {
-            out_start[p.from.idx() + 1] += 1;
-        }
-        for i in 0..n_nodes {
-            out_start[i + 1] += out_start[i];
-        }
-        let mut out_ports = vec![PortId(0); n_ports];
-        let mut fill = out_start.clone();
-        for (id, p) in topo.ports() {
-            out_ports[fill[p.from.idx()] as usize] = id;
-            fill[p.from.idx()] += 1;
-        }
-        let out = |n: usize| &out_ports[out_start[n] as usize..out_start[n + 1] as usize];
-
-        let mut routes = Routes {
-            n_dests: n_hosts,
-            entries: vec![NO_ROUTE; n_nodes * n_hosts],
+        let out = Adjacency::new(topo, |_| true);
+        let mut r = Routes {
+            n_hosts: topo.hosts.len(),
+            forwards,
+            row_of: vec![NO_ROW; n_nodes],
+            uplink: vec![(NO_ROUTE, NO_NODE); n_nodes],
+            n_classes: 0,
+            class_of: Vec::with_capacity(topo.hosts.len()),
+            attach: Vec::new(),
+            deliver: vec![PortId(u32::MAX); topo.hosts.len()],
+            cells: Vec::new(),
             groups: vec![Group { start: 0, len: 0 }],
             ports: (0..n_ports).map(PortId::from).collect(),
             port_to,
             host_node: topo.hosts.clone(),
+            pinned: Vec::new(),
         };
-        // Build-time only: interning sets of ports. `last` remembers each node's most recent
-        // group, which is almost always the next one too (a leaf's "all spines" set), and
-        // spares most hash lookups.
         let mut interned: HashMap<Vec<PortId>, u32> = HashMap::new();
-        let mut last = vec![NO_ROUTE; n_nodes];
-        let mut dist = vec![u32::MAX; n_nodes];
-        let mut queue: Vec<usize> = Vec::with_capacity(n_nodes);
-        let mut hops: Vec<PortId> = Vec::new();
-        // `first_on[s]`: the first single-homed host on switch `s` whose column was computed.
-        let mut first_on = vec![u32::MAX; n_nodes];
+        let n_rows = r.assign_rows(&out, &mut interned);
+        let reps = r.assign_classes(topo, &out);
+        r.cells = vec![NO_ROUTE; n_rows * r.n_classes];
+        // BFS walks switches and the nodes with rows only: a rowless host is never expanded
+        // and no route passes through it (`fwd` leaves out the links to them).
+        let fwd = Adjacency::new(topo, |p| r.row_of[r.port_to[p.idx()].idx()] != NO_ROW);
+        let mut bfs = Bfs { dist: vec![u32::MAX; n_nodes], queue: Vec::with_capacity(n_nodes), last: vec![NO_ROUTE; n_nodes], hops: Vec::new(), marks: NodeMarks { mark: vec![0; n_nodes], epoch: 0 } };
+        for (c, &h) in reps.iter().enumerate() {
+            bfs.fill_class(&mut r, &out, &fwd, &mut interned, c, h);
+        }
+        r
+    }
 
-        for (h, &dst_node) in topo.hosts.iter().enumerate() {
-            let d = dst_node.idx();
-            if share_siblings {
-                if let &[up] = out(d) {
-                    let s = routes.port_to[up.idx()].idx();
-                    if forwards[s] {
-                        if first_on[s] == u32::MAX {
-                            first_on[s] = h as u32;
-                        } else {
-                            routes.copy_sibling_column(first_on[s] as usize, h, up, s);
-                            continue;
-                        }
-                    }
-                }
-            }
-            // BFS from the destination. Links are full duplex, so following a node's out
-            // ports backwards is the same as following in ports. A host other than `d` gets
-            // a distance (it can send) but is never expanded (it does not forward).
-            dist.fill(u32::MAX);
-            queue.clear();
-            dist[d] = 0;
-            queue.push(d);
-            let mut head = 0;
-            while head < queue.len() {
-                let v = queue[head];
-                head += 1;
-                if v != d && !forwards[v] {
-                    continue;
-                }
-                for &q in out(v) {
-                    let u = routes.port_to[q.idx()].idx();
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        queue.push(u);
-                    }
-                }
-            }
-            for &u in &queue[1..] {
-                hops.clear();
-                hops.extend(out(u).iter().copied().filter(|q| {
-                    let w = routes.port_to[q.idx()].idx();
-                    dist[w] == dist[u] - 1 && (w == d || forwards[w])
-                }));
-                debug_assert!(!hops.is_empty(), "BFS reached node {u} without a way back");
-                weigh_by_node(&mut hops, &routes.port_to);
-                let entry = if hops.len() == 1 {
-                    hops[0].0
-                } else if last[u] != NO_ROUTE && routes.group_ports(last[u]) == hops.as_slice() {
-                    last[u]
-                } else {
-                    let e = *interned.entry(hops.clone()).or_insert_with(|| {
-                        let g = routes.groups.len() as u32;
-                        let start = routes.ports.len() as u32;
-                        routes.ports.extend_from_slice(&hops);
-                        routes.groups.push(Group { start, len: hops.len() as u32 });
-                        MULTI | g
-                    });
-                    last[u] = e;
-                    e
-                };
-                routes.entries[u * n_hosts + h] = entry;
+    /// Gives every node a row but a host whose links all lead to one node; returns the rows.
+    fn assign_rows(&mut self, out: &Adjacency, interned: &mut HashMap<Vec<PortId>, u32>) -> usize {
+        let mut n_rows = 0;
+        for n in 0..self.row_of.len() {
+            let links = out.of(n);
+            if let Some(via) = one_neighbour(links, &self.port_to, self.forwards[n]) {
+                self.uplink[n] = (self.intern(links, interned), via);
+            } else {
+                self.row_of[n] = n_rows;
+                n_rows += 1;
             }
         }
-        routes
+        n_rows as usize
     }
 
-    /// Fills host `h`'s column from that of `h0`, another host hanging off the same switch
-    /// `s` by a single link (`up` is `h`'s uplink). Everywhere but at `s` and the two hosts
-    /// themselves the routes toward them coincide: any path reaches them through `s`. This
-    /// saves one BFS per host beyond the first on each ToR (12x fewer at k = 24).
-    fn copy_sibling_column(&mut self, h0: usize, h: usize, up: PortId, s: usize) {
-        let n = self.n_dests;
-        for row in self.entries.chunks_exact_mut(n) {
-            row[h] = row[h0];
+    /// Puts the hosts with one link, to a switch, in the class of the first such host on
+    /// that switch, every other host in a class of its own; returns each class's first host.
+    fn assign_classes(&mut self, topo: &Topology, out: &Adjacency) -> Vec<usize> {
+        let mut class_on = vec![u32::MAX; topo.nodes.len()];
+        let mut reps = Vec::new();
+        for (h, node) in topo.hosts.iter().enumerate() {
+            let attach = match single_uplink(out.of(node.idx()), &self.port_to, &self.forwards) {
+                Some(up) => {
+                    // A link's two ports are `2l` and `2l + 1` (see `topology::graph`), so
+                    // `up ^ 1` is the switch's port down to the host.
+                    self.deliver[h] = PortId(up.0 ^ 1);
+                    self.port_to[up.idx()]
+                }
+                None => NO_NODE,
+            };
+            if attach == NO_NODE || class_on[attach.idx()] == u32::MAX {
+                if attach != NO_NODE {
+                    class_on[attach.idx()] = reps.len() as u32;
+                }
+                reps.push(h);
+                self.attach.push(attach);
+            }
+            let c = if attach == NO_NODE { reps.len() as u32 - 1 } else { class_on[attach.idx()] };
+            self.class_of.push(c);
         }
-        let (node, node0) = (self.host_node[h].idx(), self.host_node[h0].idx());
-        // A link's two ports are `2l` and `2l + 1` (see `topology::graph`), so `up ^ 1` is
-        // the switch's port down to `h`.
-        self.entries[s * n + h] = up.0 ^ 1;
-        self.entries[node * n + h] = NO_ROUTE;
-        // h0 was the destination of the copied column; now it sends up its own single link,
-        // the reverse of `s`'s (single-port) entry toward it.
-        let down0 = self.entries[s * n + h0];
-        debug_assert_eq!(down0 & MULTI, 0);
-        self.entries[node0 * n + h] = down0 ^ 1;
+        self.n_classes = reps.len();
+        reps
     }
 
-    /// The ports of a group entry (an entry with the `MULTI` bit).
-    fn group_ports(&self, entry: u32) -> &[PortId] {
-        let g = self.groups[(entry & !MULTI) as usize];
-        &self.ports[g.start as usize..(g.start + g.len) as usize]
-    }
-
-    #[inline(always)]
-    fn entry(&self, node: NodeId, dst: HostId) -> u32 {
-        self.entries[node.idx() * self.n_dests + dst.idx()]
-    }
-
-    /// The interned entry for a set of next hops (build time only).
-    fn intern(&mut self, hops: &[PortId]) -> u32 {
+    /// The interned cell for a set of next hops (build time only).
+    fn intern(&mut self, hops: &[PortId], interned: &mut HashMap<Vec<PortId>, u32>) -> u32 {
         if let &[p] = hops {
             return p.0;
+        }
+        if let Some(&e) = interned.get(hops) {
+            return e;
         }
         let g = self.groups.len() as u32;
         self.groups.push(Group { start: self.ports.len() as u32, len: hops.len() as u32 });
         self.ports.extend_from_slice(hops);
+        interned.insert(hops.to_vec(), MULTI | g);
         MULTI | g
+    }
+
+    /// The ports of a group cell (a cell with the `MULTI` bit).
+    fn group_ports(&self, cell: u32) -> &[PortId] {
+        let g = self.groups[(cell & !MULTI) as usize];
+        &self.ports[g.start as usize..(g.start + g.len) as usize]
+    }
+
+    /// The cell at `node` toward destination column `dst`.
+    pub(crate) fn cell(&self, node: NodeId, dst: HostId) -> u32 {
+        let d = dst.idx();
+        if d >= self.n_hosts {
+            // The last hop at `node` wins, as when static routes were table columns.
+            return self.pinned[d - self.n_hosts].iter().rev().find(|(n, _)| *n == node).map_or(NO_ROUTE, |&(_, c)| c);
+        }
+        let row = self.row_of[node.idx()];
+        if row == NO_ROW {
+            return self.rowless_cell(node, dst);
+        }
+        let c = self.class_of[d] as usize;
+        if self.attach[c] == node {
+            return self.deliver[d].0;
+        }
+        self.cells[row as usize * self.n_classes + c]
+    }
+
+    /// A host whose links all lead to node `via` sends on them toward anything `via` is or
+    /// forwards to (it never transits another host).
+    fn rowless_cell(&self, node: NodeId, dst: HostId) -> u32 {
+        let target = self.host_node[dst.idx()];
+        let (links, via) = self.uplink[node.idx()];
+        let reaches = via == target || (self.forwards[via.idx()] && self.cell(via, dst) != NO_ROUTE);
+        if node != target && reaches { links } else { NO_ROUTE }
     }
 
     /// Adds one destination column per static route, each a node path from a host to a
@@ -239,51 +346,65 @@ impl Routes {
     /// one follows its path hop by hop (parallel links on a hop stay a LAG, hashed per
     /// flow) and is delivered to the path's last host. Nodes off the path have no route.
     pub fn pin(&mut self, topo: &Topology, paths: &[Vec<NodeId>]) -> Vec<HostId> {
-        let (old, n) = (self.n_dests, self.n_dests + paths.len());
-        let mut entries = vec![NO_ROUTE; topo.nodes.len() * n];
-        for (row, new) in self.entries.chunks_exact(old).zip(entries.chunks_exact_mut(n)) {
-            new[..old].copy_from_slice(row);
-        }
-        self.entries = entries;
-        self.n_dests = n;
+        let mut interned: HashMap<Vec<PortId>, u32> = (1..self.groups.len()).map(|g| (self.group_ports(MULTI | g as u32).to_vec(), MULTI | g as u32)).collect();
         let mut ids = Vec::with_capacity(paths.len());
-        for (i, path) in paths.iter().enumerate() {
-            let col = old + i;
+        for path in paths {
+            let mut hops = Vec::with_capacity(path.len());
             for w in path.windows(2) {
                 let lag: Vec<PortId> = topo.ports().filter(|(_, p)| p.from == w[0] && p.to == w[1]).map(|(id, _)| id).collect();
                 assert!(!lag.is_empty(), "static route hop without a link");
-                let e = self.intern(&lag);
-                self.entries[w[0].idx() * n + col] = e;
+                hops.push((w[0], self.intern(&lag, &mut interned)));
             }
+            self.pinned.push(hops);
+            ids.push(HostId::from(self.host_node.len()));
             self.host_node.push(*path.last().expect("a static route has nodes"));
-            ids.push(HostId::from(col));
         }
         ids
     }
 
     /// Destination columns: the hosts, then the static routes.
     pub fn n_dests(&self) -> usize {
-        self.n_dests
+        self.host_node.len()
+    }
+
+    /// Host classes (the static routes' columns are not among them).
+    pub(crate) fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Host `h`'s class, and the switch the class's hosts hang off (`NO_NODE`: none).
+    pub(crate) fn class(&self, h: usize) -> (usize, NodeId) {
+        let c = self.class_of[h] as usize;
+        (c, self.attach[c])
+    }
+
+    /// The ports a cell names (empty for `NO_ROUTE`).
+    pub(crate) fn cell_ports(&self, cell: u32) -> &[PortId] {
+        if cell & MULTI == 0 {
+            &self.ports[cell as usize..cell as usize + 1]
+        } else {
+            self.group_ports(cell)
+        }
+    }
+
+    /// How many groups there are (cells with the `MULTI` bit index below this).
+    pub(crate) fn n_groups(&self) -> usize {
+        self.groups.len()
     }
 
     /// All equal-cost next-hop ports at `node` toward host `dst`, in ascending port order
     /// (empty if `node` is `dst` or cannot reach it).
     #[inline]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
-        let e = self.entry(node, dst);
-        if e & MULTI == 0 {
-            &self.ports[e as usize..e as usize + 1]
-        } else {
-            self.group_ports(e)
-        }
+        self.cell_ports(self.cell(node, dst))
     }
 
     /// Per-flow ECMP: one of `next_hops`, chosen from the flow's entropy mixed with the node
-    /// id. Deterministic and allocation-free; a single next hop is one array read.
-    /// Panics if `node` has no route to `dst` (a broken internal invariant).
+    /// id. Deterministic and allocation-free, a few array reads. Panics if `node` has no
+    /// route to `dst` (a broken internal invariant).
     #[inline]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {
-        let e = self.entry(node, dst);
+        let e = self.cell(node, dst);
         if e & MULTI == 0 {
             return PortId(e);
         }
@@ -334,6 +455,77 @@ impl Routes {
     /// Number of distinct multi-port groups (for diagnostics: single ports need none).
     pub fn multi_groups(&self) -> usize {
         self.groups.len() - 1
+    }
+}
+
+/// One BFS per class, with its scratch kept across classes.
+struct Bfs {
+    dist: Vec<u32>,
+    queue: Vec<usize>,
+    /// Per node: its most recent group, which is almost always the next one too (a leaf's
+    /// "all spines" set), and spares most hash lookups.
+    last: Vec<u32>,
+    hops: Vec<PortId>,
+    marks: NodeMarks,
+}
+
+impl Bfs {
+    /// Fills class `c`'s cells from a BFS from its first host `h`. Links are full duplex, so
+    /// following a node's out ports backwards is the same as following in ports. A host
+    /// with a row gets a distance (it can send) but is never expanded (it does not forward).
+    fn fill_class(&mut self, r: &mut Routes, out: &Adjacency, fwd: &Adjacency, interned: &mut HashMap<Vec<PortId>, u32>, c: usize, h: usize) {
+        let d = r.host_node[h].idx();
+        self.queue.clear();
+        self.dist[d] = 0;
+        self.queue.push(d);
+        let mut head = 0;
+        while head < self.queue.len() {
+            let v = self.queue[head];
+            head += 1;
+            if v != d && !r.forwards[v] {
+                continue;
+            }
+            for &q in if v == d { out.of(v) } else { fwd.of(v) } {
+                let u = r.port_to[q.idx()].idx();
+                if self.dist[u] == u32::MAX && r.row_of[u] != NO_ROW {
+                    self.dist[u] = self.dist[v] + 1;
+                    self.queue.push(u);
+                }
+            }
+        }
+        for i in 1..self.queue.len() {
+            let u = self.queue[i];
+            // The attachment switch delivers on each host's own port (`deliver`).
+            if r.attach[c].idx() == u {
+                continue;
+            }
+            // Only a neighbour of `d` can have a link to it among its next hops; links to
+            // other rowless hosts never qualify, so `fwd` does for the rest.
+            let links = if self.dist[u] == 1 { out.of(u) } else { fwd.of(u) };
+            let want = self.dist[u] - 1;
+            self.hops.clear();
+            self.hops.extend(links.iter().copied().filter(|q| {
+                let w = r.port_to[q.idx()].idx();
+                self.dist[w] == want && (w == d || r.forwards[w])
+            }));
+            debug_assert!(!self.hops.is_empty(), "BFS reached node {u} without a way back");
+            if self.hops.len() > 1 && self.marks.repeats(&self.hops, &r.port_to) {
+                weigh_by_node(&mut self.hops, &r.port_to);
+            }
+            let cell = if self.hops.len() == 1 {
+                self.hops[0].0
+            } else if self.last[u] != NO_ROUTE && r.group_ports(self.last[u]) == self.hops.as_slice() {
+                self.last[u]
+            } else {
+                let e = r.intern(&self.hops, interned);
+                self.last[u] = e;
+                e
+            };
+            r.cells[r.row_of[u] as usize * r.n_classes + c] = cell;
+        }
+        for &u in &self.queue {
+            self.dist[u] = u32::MAX;
+        }
     }
 }
 
@@ -415,7 +607,7 @@ mod tests {
         let r = Routes::shortest_paths(&t);
         assert_eq!(r.next_hops(s0, HostId(1)), [p1, p2]);
         assert_eq!(r.next_hops(s0, HostId(2)), [p1, p2]);
-        assert_eq!(r.entry(s0, HostId(1)), r.entry(s0, HostId(2)), "one group, stored once");
+        assert_eq!(r.cell(s0, HostId(1)), r.cell(s0, HostId(2)), "one group, stored once");
         // s0 -> s1 (toward h1, h2) and s1 -> s0 (toward h0): two sets in all.
         assert_eq!(r.multi_groups(), 2);
         let picks: Vec<_> = (0..64).map(|e| r.select(s0, HostId(1), e)).collect();
@@ -465,51 +657,110 @@ mod tests {
         let t = dual_homed();
         let r = Routes::shortest_paths(&t);
         let y_node = t.hosts[1];
-        let e = r.entry(y_node, HostId(2));
+        let e = r.cell(y_node, HostId(2));
         assert_eq!(e & MULTI, 0);
         for entropy in [0, 1, u32::MAX] {
             assert_eq!(r.select(y_node, HostId(2), entropy), PortId(e));
         }
     }
 
-    #[test]
-    fn sharing_sibling_columns_changes_nothing() {
+    /// Small instances of every topology kind, with the irregular shapes routing must
+    /// handle: hosts with several links (dual-homed, LAGs, Superways' extra links), a host
+    /// hanging off a host, random wiring.
+    fn every_kind() -> Vec<Topology> {
         use crate::topology::*;
         let l = LinkParams { rate_bps: 1, delay_ps: 1 };
-        let mut topos = vec![
-            dual_homed(),
-            fat_tree(&FatTreeParams { k: 4, host_link: l, fabric_link: l }),
-            fat_tree(&FatTreeParams { k: 6, host_link: l, fabric_link: l }),
-            leaf_spine(&LeafSpineParams {
-                leaves: 3,
-                spines: 2,
-                hosts_per_leaf: 4,
-                host_link: l,
-                fabric_link: l,
-            }),
-        ];
+        let ls = |leaves, spines, hosts_per_leaf| LeafSpineParams { leaves, spines, hosts_per_leaf, host_link: l, fabric_link: l };
+        let mut topos = vec![dual_homed()];
         for core_link in [None, Some(l)] {
-            let p = DumbbellParams {
-                senders: 3,
-                receivers: 2,
-                sender_link: l,
-                receiver_link: l,
-                core_link,
-            };
-            topos.push(dumbbell(&p));
+            topos.push(dumbbell(&DumbbellParams { senders: 3, receivers: 2, sender_link: l, receiver_link: l, core_link }));
+        }
+        topos.push(leaf_spine(&ls(3, 2, 4)));
+        for k in [4, 6] {
+            topos.push(fat_tree(&FatTreeParams { k, host_link: l, fabric_link: l }));
+        }
+        topos.push(subways(&ls(4, 2, 3)));
+        topos.push(bcube(&ls(3, 2, 3), BcubeLevel::Switches));
+        topos.push(bcube(&ls(3, 2, 3), BcubeLevel::LeafIModSpines));
+        let border = Interconnect::Border { border_links: 2, wan_links: 2, border_link: l };
+        for (fabric, interconnect) in [
+            (DcFabric::FatTree { k: 4 }, border.clone()),
+            (DcFabric::LeafSpine { leaves: 3, spines: 2, hosts_per_leaf: 2 }, border),
+            (DcFabric::LeafSpine { leaves: 2, spines: 3, hosts_per_leaf: 2 }, Interconnect::Backbone { routers: 2 }),
+        ] {
+            let p = MultiDcParams { dcs: 2, fabric, host_link: l, fabric_link: l, long_haul_link: l, interconnect };
+            topos.push(multi_dc(&p));
+        }
+        let jp = JellyfishParams { leaves: 6, hosts_per_leaf: 3, leaf_ports: 3, spines: 3, spine_ports: 4, host_link: l, fabric_link: l };
+        let jelly = jellyfish(&jp, 7).expect("a connected wiring");
+        topos.push(jelly.clone());
+        let servers = vec![ShortcutServer { host: HostId(1), switches: vec![0, 1] }, ShortcutServer { host: HostId(4), switches: vec![2, 2] }];
+        for (mut t, to) in [(leaf_spine(&ls(3, 3, 2)), ShortcutTarget::Spines), (jelly, ShortcutTarget::Spines), (leaf_spine(&ls(4, 2, 2)), ShortcutTarget::Leaves)] {
+            add_superways(&mut t, &SuperwaysParams { servers: servers.clone(), to, link: l });
+            topos.push(t);
         }
         // Extra hosts on the dual-homed fixture's switches, plus one hanging off a host.
-        let t = topos[0].clone();
-        let mut t2 = t.clone();
+        let mut t2 = topos[0].clone();
         for (name, at) in [("y2", 3), ("z2", 4), ("z3", 4), ("w", 1)] {
             let n = t2.add_node(Host, name);
             t2.add_link(n, NodeId(at), 1, 1);
         }
         topos.push(t2);
-        for t in &topos {
-            let shared = Routes::build(t, true);
-            assert_eq!(shared, Routes::build(t, false), "{:?}", t.nodes[0].name);
+        topos
+    }
+
+    /// The class-based tables answer every (node, destination, entropy) exactly as the
+    /// dense table of one BFS per host did, static routes included.
+    #[test]
+    fn agrees_with_the_dense_table_on_every_kind() {
+        use super::super::dense::DenseRoutes;
+        for (i, t) in every_kind().iter().enumerate() {
+            let (mut r, mut dense) = (Routes::shortest_paths(t), DenseRoutes::shortest_paths(t));
+            // Two static routes: host 0 to the last host through its first switch, and back.
+            let (a, z) = (t.hosts[0], *t.hosts.last().unwrap());
+            let sw = t.ports().find(|(_, p)| p.from == a).unwrap().1.to;
+            let mut paths = vec![vec![a, sw]];
+            if t.ports().any(|(_, p)| p.from == sw && p.to == z) {
+                paths[0].push(z);
+                paths.push(vec![z, sw, a]);
+            }
+            r.pin(t, &paths);
+            dense.pin(t, &paths);
+            let mut checked = 0;
+            for n in (0..t.nodes.len()).map(NodeId::from) {
+                for h in (0..r.n_dests()).map(HostId::from) {
+                    let want = dense.next_hops(n, h);
+                    assert_eq!(r.next_hops(n, h), want, "topology {i} ({}): node {} to {}", t.nodes[0].name, t.nodes[n.idx()].name, h.0);
+                    for e in [0u32, 1, 77, 0xdead_beef, u32::MAX] {
+                        if !want.is_empty() {
+                            let pick = want[((mix(e, n) as u64 * want.len() as u64) >> 32) as usize];
+                            assert_eq!(r.select(n, h, e), pick);
+                        }
+                    }
+                    checked += want.len();
+                }
+            }
+            assert!(checked > t.nodes.len(), "topology {i}: routes found");
         }
+    }
+
+    /// Hosts of one switch share a class; a host with more than one link has its own.
+    #[test]
+    fn classes_group_single_homed_hosts_by_switch() {
+        use crate::topology::*;
+        let l = LinkParams { rate_bps: 1, delay_ps: 1 };
+        let ft = fat_tree(&FatTreeParams { k: 4, host_link: l, fabric_link: l });
+        let r = Routes::shortest_paths(&ft);
+        // 8 edge switches, 2 hosts each; 20 switch rows, no host rows.
+        assert_eq!(r.n_classes(), 8);
+        assert_eq!(r.cells.len(), 20 * 8);
+        let r = Routes::shortest_paths(&dual_homed());
+        // x (dual-homed) alone; y on A; z on B. x keeps a row.
+        assert_eq!((0..3).map(|h| r.class(h).0).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(r.cells.len(), 5 * 3);
+        // The estimate counts the same rows and classes, before anything is built.
+        assert_eq!(TableShape::of(&ft), TableShape { rows: 20, switches: 20, classes: 8 });
+        assert_eq!(TableShape::of(&dual_homed()), TableShape { rows: 5, switches: 4, classes: 3 });
     }
 
     #[test]

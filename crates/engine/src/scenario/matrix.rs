@@ -68,6 +68,6 @@ pub fn mixed_poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, l
     }
     // Renumber datacenters densely so the generator can index them.
     let dense: Vec<u32> = dc_of.iter().map(|d| per_dc.keys().position(|k| k == d).unwrap() as u32).collect();
-    let nic_bps = hosts.iter().map(|h| super::workload::nic_rate(topo, *h)).collect();
+    let nic_bps = super::workload::nic_rates(topo, &hosts);
     Ok(Workload::MixedPoisson(MixedPoissonSpec { hosts, dc_of: dense, nic_bps, load, intra_fraction, intra_sizes, inter_sizes, flows, start }))
 }

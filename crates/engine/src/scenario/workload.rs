@@ -333,7 +333,7 @@ fn stop(cx: &Ctx, w: &WorkloadSpec, start: Time, default: Option<Time>) -> Resul
 /// default), the topology's uplinks (`uplinks`), or a rate.
 fn capacity(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, hosts: &[HostId]) -> Result<f64, ScenarioError> {
     match w.capacity.as_deref() {
-        None | Some("hosts") => Ok(hosts.iter().map(|h| nic_rate(topo, *h) as f64).sum()),
+        None | Some("hosts") => Ok(nic_rates(topo, hosts).iter().map(|&r| r as f64).sum()),
         Some("uplinks") => match uplink_capacity_bps(topo) {
             0 => Err(cx.err("capacity", "this topology has no links from a host-facing switch to another switch")),
             bps => Ok(bps as f64),
@@ -346,7 +346,13 @@ fn capacity(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, hosts: &[HostId]) -> Re
     }
 }
 
-pub(super) fn nic_rate(topo: &Topology, h: HostId) -> u64 {
-    let node = topo.hosts[h.idx()];
-    topo.links.iter().find(|l| l.a == node || l.b == node).map_or(0, |l| l.rate_bps)
+/// Each host's NIC rate: its first link's (0 without a link). One pass over the links, so
+/// a pool of 100,000 hosts costs no more than its links.
+pub(super) fn nic_rates(topo: &Topology, hosts: &[HostId]) -> Vec<u64> {
+    let mut first = vec![None; topo.nodes.len()];
+    for l in topo.links.iter().rev() {
+        first[l.a.idx()] = Some(l.rate_bps);
+        first[l.b.idx()] = Some(l.rate_bps);
+    }
+    hosts.iter().map(|h| first[topo.hosts[h.idx()].idx()].unwrap_or(0)).collect()
 }

@@ -31,7 +31,12 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     let mut routes = Routes::shortest_paths(&topo);
     let pinned = pin_static_routes(&mut routes, &topo, &spec.routing.static_routes);
     let fib = Fib::new(&topo, &routes);
-    let multi_homed = topo.hosts.iter().any(|&h| topo.links.iter().filter(|l| l.a == h || l.b == h).count() > 1);
+    let mut links_at = vec![0u32; topo.nodes.len()];
+    for l in &topo.links {
+        links_at[l.a.idx()] += 1;
+        links_at[l.b.idx()] += 1;
+    }
+    let multi_homed = topo.hosts.iter().any(|h| links_at[h.idx()] > 1);
     let mut node_host = vec![NOT_A_HOST; topo.nodes.len()];
     for (h, n) in topo.hosts.iter().enumerate() {
         node_host[n.idx()] = h as u32;
@@ -81,7 +86,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         sched: Schedule::new(span),
         pool: PacketPool::default(),
         topo,
-        routes,
+        routes: Box::new(routes),
         fib,
         host_draws: match spec.routing.lb {
             LoadBalancing::Spray(_) => HostDraws::new(spec.seed, spec.topology.hosts.len()),

@@ -3,7 +3,7 @@
 //! allocation failure that kills the process (and a Python interpreter with it).
 //!
 //! The estimate counts what grows with the scenario's size and is allocated up front or
-//! steadily: the routing table (a cell per node and host), the ports, the flows and incast
+//! steadily: the routing tables (a cell per forwarding node and destination class), the ports, the flows and incast
 //! records, and the series a `[record]` entry fills over the run's duration. Packets in flight, queue-event
 //! traces and window samples depend on the run's dynamics and are left out, so the figure
 //! is a lower bound; the tables returned to Python roughly double the recorded part.
@@ -12,6 +12,7 @@ use super::flow::Flow;
 use super::world::IncastRecord;
 use crate::metrics::hosts::Bin;
 use crate::net::PortState;
+use crate::routing::TableShape;
 use crate::scenario::{MeasureWindow, ValidSpec};
 use crate::units::{Time, PS_PER_SEC};
 use crate::workload::Workload;
@@ -34,10 +35,15 @@ const RATE_SAMPLE_BYTES: u64 = 6 * 8;
 pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
     let topo = &spec.topology;
     let (nodes, hosts, ports) = (topo.nodes.len() as u64, topo.hosts.len() as u64, topo.port_count() as u64);
+    let shape = TableShape::of(topo);
     let flows = flow_count(spec);
     let incasts = incast_count(spec);
     let mut needs = vec![
-        Need { field: "topology", what: format!("routing table: {nodes} nodes x {hosts} hosts x 4 bytes"), bytes: nodes * hosts * 4 },
+        Need {
+            field: "topology",
+            what: format!("routing tables: {} rows x {} destination classes", shape.rows + shape.switches + 1, shape.classes),
+            bytes: shape.bytes(nodes, hosts),
+        },
         Need { field: "topology", what: format!("{ports} ports"), bytes: ports * std::mem::size_of::<PortState>() as u64 },
         Need { field: "workload", what: format!("{flows} flows"), bytes: flows.saturating_mul(std::mem::size_of::<Flow>() as u64) },
     ];
@@ -163,21 +169,30 @@ mod tests {
     }
 
     #[test]
-    fn the_routing_table_grows_with_nodes_times_hosts() {
+    fn the_routing_tables_grow_with_switches_times_classes() {
         let s = star(1000, "");
         let routing = estimate(&s).into_iter().find(|n| n.what.starts_with("routing")).unwrap();
-        // 1001 hosts and one switch.
-        assert_eq!(routing.bytes, 1002 * 1001 * 4);
-        assert!(check(&s, 1 << 30).is_ok());
+        // One switch, one class (every host hangs off it): a row in `Routes`, the switch's
+        // and the hosts' in the `Fib`; 1001 hosts and 1002 nodes.
+        assert_eq!(routing.what, "routing tables: 3 rows x 1 destination classes");
+        assert_eq!(routing.bytes, 3 * 4 + 1001 * 20 + 1002 * 16);
     }
 
     #[test]
-    fn a_star_of_100000_senders_is_refused_before_it_is_built() {
-        let s = star(100_000, "");
-        let e = check(&s, 8_000_000_000).unwrap_err();
+    fn a_star_of_100000_senders_fits_and_a_4096_leaf_fabric_needs_135_mb() {
+        assert!(check(&star(100_000, ""), 1 << 30).is_ok());
+        let s = parse_scenario(
+            "name = \"w\"\n[topology]\nkind = \"leaf_spine\"\nleaves = 4096\nspines = 16\nhosts_per_leaf = 16\n\
+             host_link = { rate = \"10Gbps\", delay = \"1us\" }\nfabric_link = { rate = \"10Gbps\", delay = \"1us\" }\n\
+             [[workload]]\nkind = \"incast\"\ndegree = 4\nbytes_per_sender = \"1KB\"\nreceiver = \"h0\"\n",
+            &|_: &str| Err("no files".to_string()),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let e = check(&s, 100_000_000).unwrap_err();
         assert_eq!(e.path, "topology");
-        assert!(e.to_string().contains("routing table: 100002 nodes x 100001 hosts"), "{e}");
-        assert!(e.to_string().contains("40.0 GB"), "{e}");
+        // 4,112 switch rows in `Routes`, 4,113 rows in the `Fib`, 4,096 classes of 4 bytes
+        // (134.8 MB), 65,536 hosts and 69,648 nodes (2.4 MB).
+        assert!(e.to_string().contains("routing tables: 8225 rows x 4096 destination classes: 0.1 GB"), "{e}");
     }
 
     #[test]

@@ -82,7 +82,9 @@ pub struct World {
     pub sched: Schedule,
     pub pool: PacketPool,
     pub topo: Topology,
-    pub routes: Routes,
+    /// Boxed: the run loop reads it only off its common path, and inline it would move the
+    /// fields after it (the class-based tables are 300 bytes), which changed the loop's code.
+    pub routes: Box<Routes>,
     /// The switches' compact forwarding tables (`None`: too many groups; use `routes`).
     pub fib: Option<Fib>,
     /// The hosts' own random streams for the entropies a flow's selector draws per packet
@@ -482,9 +484,18 @@ impl World {
             // a branch mispredicted at one hop in three.
             Some(fib) => fib.select(node, pkt.dst, pkt.entropy),
             None if self.node_host[node.idx()] != NOT_A_HOST => return,
-            None => self.routes.select(node, pkt.dst, pkt.entropy),
+            None => self.select_without_fib(node, pkt.dst, pkt.entropy),
         };
         self.pool.get_mut(r).hop = out.0;
+    }
+
+    /// `Routes::select` out of the loop: without a `Fib` (never in the benches) a call per
+    /// hop is the least of the cost, and inlined, the class lookup changed the loop's code
+    /// around it (+0.5% instructions on `fanin bench` (b)).
+    #[cold]
+    #[inline(never)]
+    fn select_without_fib(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {
+        self.routes.select(node, dst, entropy)
     }
 
     #[inline(never)]
