@@ -7,14 +7,14 @@
 //! Each response starts on a segment boundary (the stream skips to the next multiple of
 //! the MSS on both ends), so the fixed-MSS segmentation of the shared sender holds.
 
-use super::flow::{NEVER, NO_INCAST};
+use super::flow::{NEVER, NO_INCAST, NO_RPC};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
 use crate::metrics::table::{Column, Table};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
 use crate::units::Time;
-use crate::workload::RpcIncastSpec;
+use crate::workload::{Remember, RpcIncastSpec, RwndStrategy};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -70,6 +70,15 @@ pub struct RpcRun {
     free_tokens: u32,
     holds_token: Vec<bool>,
     waiting: VecDeque<u32>,
+    /// The path's bandwidth-delay product in bytes (propagation RTT x slowest rate), for
+    /// the `bdp+connections` clamp.
+    bdp: u64,
+    /// The flow count of every finished burst (the history the prediction reads).
+    history: Vec<u32>,
+    /// `remember = "mean_cwnd"`: per slot, the integral of cwnd over time since the
+    /// response's write (byte-picoseconds) and when it was last brought up to date.
+    cwnd_area: Vec<u128>,
+    cwnd_since: Vec<Time>,
 }
 
 impl RpcRun {
@@ -126,6 +135,10 @@ impl World {
             free_tokens: spec.tokens,
             holds_token: vec![false; n],
             waiting: VecDeque::new(),
+            bdp: self.propagation_bdp(spec.senders[0], spec.receiver),
+            history: Vec::new(),
+            cwnd_area: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
+            cwnd_since: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
         });
         self.pending_starts += 1;
         self.sched.at(spec.start, Event::new(EventKind::Burst, run));
@@ -152,6 +165,8 @@ impl World {
         r.waiting.clear();
         r.holds_token.iter_mut().for_each(|h| *h = false);
         let (rq, rs) = (r.spec.request_jitter, r.spec.response_jitter);
+        self.rpc_clamp(run);
+        let r = &mut self.rpcs[run];
         for slot in 0..r.flows.len() {
             let a = if rq > 0 { r.rng.gen_range(0..rq) } else { 0 };
             let b = if rs > 0 { r.rng.gen_range(0..rs) } else { 0 };
@@ -162,6 +177,67 @@ impl World {
         }
         // The burst event itself was pending; each response is pending until written.
         self.pending_starts += r.flows.len() as u64 - 1;
+    }
+
+    /// The receive-window clamp of `rwnd_strategy` for the burst that starts now, on every
+    /// connection (never above the static `transport.rwnd`).
+    fn rpc_clamp(&mut self, run: usize) {
+        let r = &self.rpcs[run];
+        let spec = &r.spec;
+        if spec.rwnd_strategy == RwndStrategy::None {
+            return;
+        }
+        let clamp = spec.rwnd_strategy.clamp(r.bdp, spec.rwnd_floor, r.flows.len() as u32, &r.history);
+        let window = clamp.min(self.transport.sender.rwnd);
+        for &f in &self.rpcs[run].flows {
+            self.flows[f.idx()].sender.set_rwnd(window);
+        }
+    }
+
+    /// Propagation RTT x slowest rate of the path from `src` to `dst`, in bytes (the
+    /// IMC '24 dumbbell: 30 us x 10 Gb/s = 37,500 B).
+    fn propagation_bdp(&self, src: HostId, dst: HostId) -> u64 {
+        let path = self.routes.path(&self.topo, src, self.route_dst(src, dst), 0);
+        let rtt: u128 = path.iter().map(|p| 2 * self.ports[p.idx()].delay_ps as u128).sum();
+        let rate = path.iter().map(|p| self.ports[p.idx()].rate_bps).min().unwrap_or(0) as u128;
+        (rtt * rate / 8 / crate::units::PS_PER_SEC as u128) as u64
+    }
+
+    /// `remember = "mean_cwnd"`: brings the cwnd integral of connection `f` up to `now`,
+    /// before its window changes (an ACK, a timeout). Other flows return at the first test.
+    #[inline]
+    pub(super) fn rpc_track_cwnd(&mut self, f: FlowId, now: Time) {
+        let flow = &self.flows[f.idx()];
+        if flow.rpc == NO_RPC {
+            return;
+        }
+        let r = &mut self.rpcs[flow.rpc as usize];
+        if r.spec.remember == Remember::Off {
+            return;
+        }
+        let slot = flow.rpc_slot as usize;
+        r.cwnd_area[slot] += flow.sender.window.cwnd as u128 * (now - r.cwnd_since[slot]) as u128;
+        r.cwnd_since[slot] = now;
+    }
+
+    /// The sender has its response's last ACK: what `remember` keeps for the next burst.
+    fn rpc_remember(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        self.rpc_track_cwnd(f, now);
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot);
+        let r = &mut self.rpcs[run];
+        match r.spec.remember {
+            Remember::Off => {}
+            Remember::MeanCwnd => {
+                let span = now - r.response(slot).write;
+                let area = r.cwnd_area[slot as usize];
+                let w = &mut self.flows[f.idx()].sender.window;
+                if span > 0 {
+                    w.cwnd = ((area / span as u128) as u64).max(w.min_cwnd);
+                }
+            }
+        }
     }
 
     /// The receiver sends one request (with a token, if the scheduler has one free).
@@ -295,6 +371,7 @@ impl World {
         let boundary = flow.sender.size.next_multiple_of(mss);
         flow.sender.skip_to(boundary);
         flow.sender.append(bytes);
+        flow.sender.on_write(now);
         flow.receiver.skip_to(boundary);
         flow.receiver.append(bytes);
         flow.size = if flow.size == 0 { bytes } else { flow.size + bytes };
@@ -309,6 +386,10 @@ impl World {
         rec.start_cwnd = cwnd;
         rec.start_alpha = alpha;
         rec.timeouts = timeouts;
+        let r = &mut self.rpcs[run];
+        if r.spec.remember != Remember::Off {
+            (r.cwnd_area[slot as usize], r.cwnd_since[slot as usize]) = (0, now);
+        }
         self.active_flows += 1;
         self.done = false;
         self.pump(f, NIL);
@@ -358,7 +439,10 @@ impl World {
             return;
         }
         b.end = now;
-        let next = b.burst + 1 < r.spec.count;
+        let done = b.responses_done;
+        r.history.push(done);
+        let r = &mut self.rpcs[run];
+        let next = r.current().burst + 1 < r.spec.count;
         let gap = r.spec.gap;
         let (drops, marks, timeouts) = self.rpc_counters(run);
         let b = self.rpcs[run].current();
@@ -373,6 +457,7 @@ impl World {
 
     /// A connection's sender has every byte acknowledged: write a deferred response.
     pub(super) fn rpc_finished(&mut self, f: FlowId) {
+        self.rpc_remember(f);
         let flow = &self.flows[f.idx()];
         let (run, slot) = (flow.rpc as usize, flow.rpc_slot as usize);
         if std::mem::take(&mut self.rpcs[run].deferred[slot]) {
