@@ -4,7 +4,7 @@
 //! connections. The three modes the paper describes show up at 100, 500 and 1000 flows.
 
 mod common;
-use common::{bools, run, u64s};
+use common::{bools, imc24_dumbbell, run, u64s};
 use fanin_engine::{Column, Results};
 
 const K: u64 = 65;
@@ -18,16 +18,12 @@ fn scenario(n: u32, response_bytes: u64, bursts: u32, fidelity: bool, extra: &st
     let queue = format!(
         "limit = \"{limit}pkt\"\n{device}marking = {{ kind = \"red\", min = \"65pkt\", max = \"65pkt\", weight = 1, p_max = 1 }}\n"
     );
+    let topology = imc24_dumbbell(n);
     format!(
         r#"
 seed = 3
 max_duration = "60s"
-[topology]
-kind = "dumbbell"
-senders = {n}
-host_link = {{ rate = "10Gbps", delay = "5us" }}
-core_link = {{ rate = "100Gbps", delay = "5us" }}
-[switch.queue]
+{topology}[switch.queue]
 {queue}
 [host.queue]
 {queue}

@@ -4,22 +4,18 @@
 //! numbers on the artifact's dumbbell (10 Gb/s hosts, 100 Gb/s core, 5 us per link).
 
 mod common;
-use common::{error, opt_u64s, run, u64s};
+use common::{error, imc24_dumbbell, opt_u64s, run, u64s};
 
 const MSS: u64 = 1448;
 const NS3: &str = "recovery = \"ns3\"";
 
 fn scenario(n: u32, response_bytes: u64, bursts: u32, transport: &str, workload: &str, record: &str) -> String {
+    let topology = imc24_dumbbell(n);
     format!(
         r#"
 seed = 1
 max_duration = "60s"
-[topology]
-kind = "dumbbell"
-senders = {n}
-host_link = {{ rate = "10Gbps", delay = "5us" }}
-core_link = {{ rate = "100Gbps", delay = "5us" }}
-[switch.queue]
+{topology}[switch.queue]
 limit = "1334pkt"
 [host.queue]
 limit = "20000pkt"

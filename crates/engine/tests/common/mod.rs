@@ -24,6 +24,19 @@ host_link = { rate = "10Gbps", delay = "10us" }
 limit = "200pkt"
 "#;
 
+/// The IMC '24 artifact's dumbbell for `n` senders: 10 Gb/s hosts, 100 Gb/s between the
+/// ToRs, 5 us per link (a 30 us propagation RTT, BDP 37.5 kB).
+pub fn imc24_dumbbell(n: u32) -> String {
+    format!(
+        r#"[topology]
+kind = "dumbbell"
+senders = {n}
+host_link = {{ rate = "10Gbps", delay = "5us" }}
+core_link = {{ rate = "100Gbps", delay = "5us" }}
+"#
+    )
+}
+
 /// The ICON spec's micro-test: one 26 x 20 KB incast into an idle sink.
 pub const ICON_MICRO_INCAST: &str = r#"[[workload]]
 kind = "incast"

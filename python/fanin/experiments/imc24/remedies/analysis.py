@@ -26,62 +26,14 @@ def table(data: pd.DataFrame) -> pd.DataFrame:
     return d.groupby(["remedy", "N"])[COLUMNS].mean()
 
 
-def _at(data, remedy: str, n: int, column: str) -> float:
+def at(data, remedy: str, n: int, column: str) -> float:
+    """One cell of :func:`table` (claims name their cells with it)."""
     return float(table(data).loc[(remedy, n), column])
-
-
-def timeouts_1000_baseline(data) -> float:
-    return _at(data, "baseline", 1000, "timeouts")
-
-
-def timeouts_1000_scheduled(data) -> float:
-    return _at(data, "scheduled_20", 1000, "timeouts")
 
 
 def tokens_end_timeouts_1000(data) -> bool:
     """The 1000-flow incast times out without a remedy and not with 20 tokens."""
-    return timeouts_1000_baseline(data) > 0 and timeouts_1000_scheduled(data) == 0
-
-
-def timeouts_1000_g_quarter(data) -> float:
-    return _at(data, "g_quarter", 1000, "timeouts")
-
-
-def queue_500_static_over_baseline(data) -> float:
-    return _at(data, "static_4KB", 500, "mean_queue") / _at(data, "baseline", 500, "mean_queue")
-
-
-def bct_1000_scheduled(data) -> float:
-    return _at(data, "scheduled_20", 1000, "bct_ms")
-
-
-def drops_10k_swift(data) -> float:
-    return _at(data, "swift", 10000, "drops")
-
-
-def timeouts_10k_swift(data) -> float:
-    return _at(data, "swift", 10000, "timeouts")
-
-
-def drops_10k_swift_delack(data) -> float:
-    return _at(data, "swift_delack", 10000, "drops")
-
-
-def timeouts_10k_predicted(data) -> float:
-    return _at(data, "predicted", 10000, "timeouts")
-
-
-def bct_10k_predicted_over_baseline(data) -> float:
-    return _at(data, "predicted", 10000, "bct_ms") / _at(data, "baseline", 10000, "bct_ms")
-
-
-def max_start_cwnd_100_remember(data) -> float:
-    """The largest window a response starts with at 100 flows (MSS), remembering the mean."""
-    return _at(data, "remember", 100, "max_start_cwnd_mss")
-
-
-def max_start_cwnd_100_baseline(data) -> float:
-    return _at(data, "baseline", 100, "max_start_cwnd_mss")
+    return at(data, "baseline", 1000, "timeouts") > 0 and at(data, "scheduled_20", 1000, "timeouts") == 0
 
 
 def plot(data):
