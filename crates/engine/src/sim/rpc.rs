@@ -7,7 +7,7 @@
 //! Each response starts on a segment boundary (the stream skips to the next multiple of
 //! the MSS on both ends), so the fixed-MSS segmentation of the shared sender holds.
 
-use super::flow::{NEVER, NO_INCAST, NO_RPC};
+use super::flow::{NEVER, NO_INCAST};
 use super::world::World;
 use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, HostId};
@@ -203,14 +203,12 @@ impl World {
         (rtt * rate / 8 / crate::units::PS_PER_SEC as u128) as u64
     }
 
-    /// `remember = "mean_cwnd"`: brings the cwnd integral of connection `f` up to `now`,
-    /// before its window changes (an ACK, a timeout). Other flows return at the first test.
-    #[inline]
+    /// `remember = "mean_cwnd"`: brings the cwnd integral of connection `f` (of a
+    /// request/response incast: the caller tests) up to `now`, before its window changes
+    /// (an ACK, a timeout). Out of line: the other flows pay one test of `rpc`.
+    #[inline(never)]
     pub(super) fn rpc_track_cwnd(&mut self, f: FlowId, now: Time) {
         let flow = &self.flows[f.idx()];
-        if flow.rpc == NO_RPC {
-            return;
-        }
         let r = &mut self.rpcs[flow.rpc as usize];
         if r.spec.remember == Remember::Off {
             return;
