@@ -361,6 +361,7 @@ def _workload() -> Schema:
             "remember": _choice(REMEMBER_RULES, "rpc_incast: what a connection keeps of a burst for the next", "off"),
             "rwnd_strategy": _choice(RWND_STRATEGIES, "rpc_incast: receive-window clamp set at each burst's start", "none"),
             "rwnd_floor": BYTES("rpc_incast: the clamp's floor", "2KiB"),
+            "degree_min": _int("rpc_incast: each burst n ~ U[degree_min, degree] senders answer (default: degree)", 1),
             "aggregators": _ref("host_set", "aggregator_incast: the hosts that receive the incasts"),
             "first_bytes": BYTES("aggregator_incast: the first sender's response, at once (0: like the others)", "0B"),
             "delay": TIME("aggregator_incast: when the other senders answer, before their jitter", "0s"),
@@ -380,6 +381,7 @@ def _workload() -> Schema:
         "remember",
         "rwnd_strategy",
         "rwnd_floor",
+        "degree_min",
     ]
     fields = {
         "incast": [*incast, "period", "count"],

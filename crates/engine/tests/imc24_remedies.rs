@@ -134,6 +134,47 @@ fn remedy_settings_name_their_allowed_values() {
     assert!(e.contains("workload[0].rwnd_strategy") && e.contains("tokens = 0"), "{e}");
     let e = bad("rwnd_strategy = \"predicted\"\nrwnd_floor = \"0B\"", "");
     assert!(e.contains("workload[0].rwnd_floor") && e.contains("positive"), "{e}");
+    let e = bad("degree_min = 3", "");
+    assert!(e.contains("workload[0].degree_min") && e.contains("between 1 and 2"), "{e}");
     let e = error(&scenario(2, MSS, 1, "", "", "").replace("cc = \"dctcp\"", "cc = \"uno\"\nsub_packet_pacing = true")).to_string();
     assert!(e.contains("transport.sub_packet_pacing") && e.contains("dctcp"), "{e}");
+}
+
+/// The flow counts of the bursts, and the largest bytes in flight of any connection in each.
+fn degrees_and_flights(toml: &str) -> (Vec<u64>, Vec<u64>) {
+    let r = run(toml);
+    let degrees: Vec<u64> = common::u32s(&r, "bursts", "degree").into_iter().map(u64::from).collect();
+    let done: Vec<u64> = common::u32s(&r, "bursts", "responses_done").into_iter().map(u64::from).collect();
+    assert_eq!(done, degrees, "every answering connection finished");
+    let per_burst = u64s(&r, "responses", "flow_id").len() as u64;
+    assert_eq!(per_burst, degrees.iter().sum::<u64>(), "one response per answering connection");
+    let (starts, ends) = (u64s(&r, "bursts", "start_ps"), opt_u64s(&r, "bursts", "end_ps"));
+    let (t, f) = (u64s(&r, "windows", "time_ps"), u64s(&r, "windows", "in_flight_bytes"));
+    let flights = (0..degrees.len())
+        .map(|b| t.iter().zip(&f).filter(|(t, _)| **t >= starts[b] && **t <= ends[b].unwrap()).map(|(_, f)| *f).max().unwrap())
+        .collect();
+    (degrees, flights)
+}
+
+#[test]
+fn prediction_takes_the_p99_of_the_flow_counts_before() {
+    // Ten connections, 4-10 of them answering each burst (20 segments each). The window
+    // of a burst is BDP / N: 37,500 / N B, i.e. floor(37,500 / N / 1448) segments out
+    // (above the 2 KiB floor for N <= 10: 2 segments at N = 10, 6 at N = 4).
+    let rec = "windows = { interval = \"1us\" }";
+    let varying = "degree_min = 4\nrwnd_strategy = \"predicted\"";
+    let (degrees, flights) = degrees_and_flights(&scenario(10, 20 * MSS, 6, "", varying, rec));
+    assert!(degrees.iter().all(|d| (4..=10).contains(d)) && degrees.iter().any(|d| *d != degrees[0]), "{degrees:?}");
+    let segments = |n: u64| 37_500 / n / MSS * MSS;
+    for b in 1..degrees.len() {
+        // p99 by nearest rank of at most 5 counts is their largest.
+        let p99 = *degrees[..b].iter().max().unwrap();
+        assert_eq!(flights[b], segments(p99), "burst {b}: history {:?}", &degrees[..b]);
+    }
+    // The oracle clamps by this burst's own count.
+    let oracle = "degree_min = 4\nrwnd_strategy = \"bdp+connections\"";
+    let (degrees, flights) = degrees_and_flights(&scenario(10, 20 * MSS, 6, "", oracle, rec));
+    for b in 0..degrees.len() {
+        assert_eq!(flights[b], segments(degrees[b]), "burst {b}");
+    }
 }

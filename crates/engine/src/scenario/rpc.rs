@@ -47,6 +47,8 @@ pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index:
     if rwnd_strategy != RwndStrategy::None && tokens > 0 {
         return Err(cx.err("rwnd_strategy", "applies only with tokens = 0 (the token scheduler sets the windows itself)"));
     }
+    let degree = senders.len() as i64;
+    let degree_min = cx.count("degree_min", w.degree_min, Some(degree), 1, degree)? as u32;
     let rwnd_floor = cx.bytes("rwnd_floor", &w.rwnd_floor, "2KiB")?;
     if rwnd_floor == 0 {
         return Err(cx.err("rwnd_floor", "must be positive (1B and up)"));
@@ -66,5 +68,6 @@ pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index:
         remember,
         rwnd_strategy,
         rwnd_floor,
+        degree_min,
     })
 }

@@ -410,6 +410,7 @@ pub struct WorkloadSpec {
     pub remember: Option<String>,
     pub rwnd_strategy: Option<String>,
     pub rwnd_floor: Option<String>,
+    pub degree_min: Option<i64>,
     // aggregator_incast (also degree, senders, sizes, jitter, load, capacity, stop)
     pub aggregators: Option<Names>,
     pub first_bytes: Option<String>,
@@ -458,6 +459,7 @@ impl WorkloadSpec {
             ("remember", self.remember.is_some()),
             ("rwnd_strategy", self.rwnd_strategy.is_some()),
             ("rwnd_floor", self.rwnd_floor.is_some()),
+            ("degree_min", self.degree_min.is_some()),
             ("scheme", self.scheme.is_some()),
             ("proxy", self.proxy.is_some()),
             ("proxy_order", self.proxy_order.is_some()),

@@ -24,6 +24,8 @@ use std::collections::VecDeque;
 pub struct BurstRecord {
     pub workload: u32,
     pub burst: u32,
+    /// The connections that answer this burst (all of them unless `degree_min` is set).
+    pub degree: u32,
     /// When the receiver decided to send the requests (BCT counts from here).
     pub start: Time,
     /// When the last byte of the last response arrived (0: never).
@@ -75,6 +77,12 @@ pub struct RpcRun {
     bdp: u64,
     /// The flow count of every finished burst (the history the prediction reads).
     history: Vec<u32>,
+    /// Per slot: it answers the current burst, and its record in `responses`.
+    answers: Vec<bool>,
+    resp_of: Vec<u32>,
+    /// A permutation of the slots; a burst of n answers takes its first n after a
+    /// partial shuffle (only when the degree varies).
+    order: Vec<u32>,
     /// `remember = "mean_cwnd"`: per slot, the integral of cwnd over time since the
     /// response's write (byte-picoseconds) and when it was last brought up to date.
     cwnd_area: Vec<u128>,
@@ -87,8 +95,28 @@ impl RpcRun {
     }
 
     fn response(&mut self, slot: u32) -> &mut ResponseRecord {
-        let i = self.responses.len() - self.flows.len() + slot as usize;
+        let i = self.resp_of[slot as usize] as usize;
         &mut self.responses[i]
+    }
+
+    /// This burst's flow count, and which connections answer: every one, or (with
+    /// `degree_min`) n ~ U[degree_min, N] of them, a uniformly random subset.
+    fn draw_degree(&mut self) -> u32 {
+        let total = self.flows.len() as u32;
+        if self.spec.degree_min >= total {
+            self.answers.fill(true);
+            return total;
+        }
+        let n = self.rng.gen_range(self.spec.degree_min..=total);
+        for i in 0..n as usize {
+            let j = self.rng.gen_range(i..total as usize);
+            self.order.swap(i, j);
+        }
+        self.answers.fill(false);
+        for &slot in &self.order[..n as usize] {
+            self.answers[slot as usize] = true;
+        }
+        n
     }
 }
 
@@ -137,6 +165,9 @@ impl World {
             waiting: VecDeque::new(),
             bdp: self.propagation_bdp(spec.senders[0], spec.receiver),
             history: Vec::new(),
+            answers: vec![true; n],
+            resp_of: vec![0; n],
+            order: (0..n as u32).collect(),
             cwnd_area: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
             cwnd_since: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
         });
@@ -160,7 +191,8 @@ impl World {
         let (drops, marks, timeouts) = self.rpc_counters(run);
         let r = &mut self.rpcs[run];
         let burst = r.bursts.len() as u32;
-        r.bursts.push(BurstRecord { workload: r.workload, burst, start: now, drops, marks, timeouts, ..Default::default() });
+        let degree = r.draw_degree();
+        r.bursts.push(BurstRecord { workload: r.workload, burst, degree, start: now, drops, marks, timeouts, ..Default::default() });
         r.free_tokens = r.spec.tokens;
         r.waiting.clear();
         r.holds_token.iter_mut().for_each(|h| *h = false);
@@ -168,15 +200,19 @@ impl World {
         self.rpc_clamp(run);
         let r = &mut self.rpcs[run];
         for slot in 0..r.flows.len() {
+            if !r.answers[slot] {
+                continue;
+            }
             let a = if rq > 0 { r.rng.gen_range(0..rq) } else { 0 };
             let b = if rs > 0 { r.rng.gen_range(0..rs) } else { 0 };
             r.response_jitter[slot] = b;
             let f = r.flows[slot];
+            r.resp_of[slot] = r.responses.len() as u32;
             r.responses.push(ResponseRecord { burst, flow: f, ..Default::default() });
             self.sched.at(now + a, Event::new(EventKind::Request, f.0));
         }
         // The burst event itself was pending; each response is pending until written.
-        self.pending_starts += r.flows.len() as u64 - 1;
+        self.pending_starts += degree as u64 - 1;
     }
 
     /// The receive-window clamp of `rwnd_strategy` for the burst that starts now, on every
@@ -187,7 +223,8 @@ impl World {
         if spec.rwnd_strategy == RwndStrategy::None {
             return;
         }
-        let clamp = spec.rwnd_strategy.clamp(r.bdp, spec.rwnd_floor, r.flows.len() as u32, &r.history);
+        let degree = r.bursts.last().map_or(r.flows.len() as u32, |b| b.degree);
+        let clamp = spec.rwnd_strategy.clamp(r.bdp, spec.rwnd_floor, degree, &r.history);
         let window = clamp.min(self.transport.sender.rwnd);
         for &f in &self.rpcs[run].flows {
             self.flows[f.idx()].sender.set_rwnd(window);
@@ -430,10 +467,9 @@ impl World {
             }
         }
         let r = &mut self.rpcs[run];
-        let n = r.flows.len() as u32;
         let b = r.current();
         b.responses_done += 1;
-        if b.responses_done < n {
+        if b.responses_done < b.degree {
             return;
         }
         b.end = now;
@@ -483,7 +519,7 @@ impl World {
 /// One row per burst of every request/response incast.
 pub fn bursts_table(runs: &[RpcRun]) -> Table {
     let b: Vec<&BurstRecord> = runs.iter().flat_map(|r| r.bursts.iter()).collect();
-    let degree: Vec<u32> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.flows.len() as u32)).collect();
+    let degree: Vec<u32> = b.iter().map(|x| x.degree).collect();
     let bytes: Vec<u64> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.spec.response_bytes)).collect();
     let done = |x: &BurstRecord| x.end != 0;
     let u = |g: &dyn Fn(&BurstRecord) -> u64| Column::U64(b.iter().map(|x| g(x)).collect());

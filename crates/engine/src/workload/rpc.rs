@@ -37,6 +37,9 @@ pub struct RpcIncastSpec {
     pub rwnd_strategy: RwndStrategy,
     /// The clamp's floor in bytes (the artifact's `SafelySetRwnd` refuses below 2 KB).
     pub rwnd_floor: u64,
+    /// The fewest connections that answer a burst: each burst n ~ U[degree_min, N] of
+    /// them answer, a uniformly random subset (N: every burst has all of them).
+    pub degree_min: u32,
 }
 
 /// What a connection keeps of a burst for the next one, set when its sender has the
