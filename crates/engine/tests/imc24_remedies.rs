@@ -4,39 +4,16 @@
 //! numbers on the artifact's dumbbell (10 Gb/s hosts, 100 Gb/s core, 5 us per link).
 
 mod common;
-use common::{error, imc24_dumbbell, opt_u64s, run, u64s};
+use common::{error, imc24_rpc, opt_u64s, run, u64s, Imc24};
 
 const MSS: u64 = 1448;
 const NS3: &str = "recovery = \"ns3\"";
 
 fn scenario(n: u32, response_bytes: u64, bursts: u32, transport: &str, workload: &str, record: &str) -> String {
-    let topology = imc24_dumbbell(n);
-    format!(
-        r#"
-seed = 1
-max_duration = "60s"
-{topology}[switch.queue]
-limit = "1334pkt"
-[host.queue]
-limit = "20000pkt"
-[transport]
-cc = "dctcp"
-header = "52B"
-framing = "2B"
-min_cwnd = "1pkt"
-{transport}
-[[workload]]
-kind = "rpc_incast"
-degree = {n}
-bytes_per_sender = "{response_bytes}B"
-count = {bursts}
-gap = "1ms"
-{workload}
-[record]
-flows = false
-{record}
-"#
-    )
+    // The receiver's NIC holds every request (a host does not drop its own).
+    let queues = "[switch.queue]\nlimit = \"1334pkt\"\n[host.queue]\nlimit = \"20000pkt\"";
+    let workload = format!("gap = \"1ms\"\n{workload}");
+    imc24_rpc(n, response_bytes, bursts, &Imc24 { seed: 1, queues, transport, workload: &workload, record })
 }
 
 /// `start_cwnd_bytes` of each response of burst `b`.
