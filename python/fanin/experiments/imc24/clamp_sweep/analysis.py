@@ -68,6 +68,11 @@ def plot(data):
         ax.set_xscale("log")
         ax.set_xlabel("flows (N)")
         ax.set_ylabel(label)
-        ax.set_yscale("log" if col in ("bct_ms", "mean_queue") else "symlog")
+        # BCT is never 0; counts and queues often are: linear up to 1, log above.
+        if col == "bct_ms":
+            ax.set_yscale("log")
+        else:
+            ax.set_yscale("symlog", linthresh=1)
+            ax.set_ylim(bottom=0)
     axes[0].legend(fontsize=6, loc="upper left")
     return fig
