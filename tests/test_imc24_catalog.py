@@ -21,7 +21,7 @@ ENTRY = ROOT / "experiments" / "imc24"
 def test_entry_loads_with_every_figure_and_claim(quick: bool) -> None:
     paper = load_paper("imc24", ROOT / "experiments", quick=quick)
     names = [f.name for f in paper.figures]
-    assert names == ["fig5", "fig6", "fig7", "sweep", "remedies"]
+    assert names == ["fig5", "fig6", "fig7", "sweep", "remedies", "clamp_sweep", "prediction", "production"]
 
 
 @pytest.mark.parametrize(("file", "mode"), [("fidelity.toml", "fidelity"), ("paper_mode.toml", "paper")])

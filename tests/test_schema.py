@@ -292,6 +292,8 @@ REACHES = {
         "workload": [{"kind": "poisson", "load": 0.5, "sizes": "alibaba_storage2019_cdf.txt", "stop": "1ms"}]
     },
     "workload[0].capacity": {"workload": [{"kind": "poisson", "load": 0.5, "sizes": "constant 1KB", "stop": "1ms"}]},
+    "workload[0].remember": {"workload": [{"kind": "rpc_incast", "degree": 2, "bytes_per_sender": "1KB"}]},
+    "workload[0].rwnd_strategy": {"workload": [{"kind": "rpc_incast", "degree": 2, "bytes_per_sender": "1KB"}]},
     "routing.lb": {},
     "event[0].action": {"event": [{}]},
     "event[0].preset": {"event": [{"at": "0s", "link": "bottleneck", "action": "drop"}]},

@@ -70,6 +70,8 @@ CAPACITIES = ["hosts", "uplinks"]
 SHORTCUT_TARGETS = ["spines", "leaves"]
 PICKS = ["first", "random"]
 SAMPLINGS = ["interpolate", "discrete"]
+REMEMBER_RULES = ["off", "mean_cwnd"]
+RWND_STRATEGIES = ["none", "bdp+connections", "predicted"]
 SCHEMES = ["baseline", "naive", "streamlined"]
 PROXY_ORDERS = ["round_robin", "arrival"]
 EVENT_ACTIONS = ["fail", "recover", "drop"]
@@ -243,6 +245,10 @@ def _transport() -> Schema:
             "ecn_echo": _choice(ECN_ECHOES, "how the receiver echoes CE"),
             "rwnd": SIZE("static receive-window clamp; pkt means MSS"),
             "pacing": _bool("pace data packets (default on with window senders)"),
+            "sub_packet_pacing": _bool(
+                "Swift-style: a window below one segment (min_cwnd under 1 MSS) sends one segment every MSS/window RTTs; dctcp or newreno",
+                False,
+            ),
             "timestamp": _choice(TIMESTAMPS, "where a data packet gets the stamp its ACK echoes", "sender"),
             "rto": _choice(RTO_KINDS, "RFC 6298 RTO, or a deadline per packet (window senders' default)"),
             "rto_margin": TIME('rto = "per_packet": margin over the base RTT'),
@@ -359,6 +365,10 @@ def _workload() -> Schema:
             "request_bytes": BYTES("rpc_incast: request payload", "4B"),
             "tokens": _int("rpc_incast: responses holding a token at a time (0: off)", 0, 1 << 20, 0),
             "token_window": BYTES("rpc_incast: receive window of a token holder", "64KB"),
+            "remember": _choice(REMEMBER_RULES, "rpc_incast: what a connection keeps of a burst for the next", "off"),
+            "rwnd_strategy": _choice(RWND_STRATEGIES, "rpc_incast: receive-window clamp set at each burst's start", "none"),
+            "rwnd_floor": BYTES("rpc_incast: the clamp's floor", "2KiB"),
+            "degree_min": _int("rpc_incast: each burst n ~ U[degree_min, degree] senders answer (default: degree)", 1),
             "aggregators": _ref("host_set", "aggregator_incast: the hosts that receive the incasts"),
             "first_bytes": BYTES("aggregator_incast: the first sender's response, at once (0: like the others)", "0B"),
             "delay": TIME("aggregator_incast: when the other senders answer, before their jitter", "0s"),
@@ -368,7 +378,18 @@ def _workload() -> Schema:
         required=("kind",),
     )
     incast = ["degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "jitter", "start"]
-    rpc = ["gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window"]
+    rpc = [
+        "gap",
+        "request_jitter",
+        "response_jitter",
+        "request_bytes",
+        "tokens",
+        "token_window",
+        "remember",
+        "rwnd_strategy",
+        "rwnd_floor",
+        "degree_min",
+    ]
     fields = {
         "incast": [*incast, "period", "count"],
         "poisson": ["load", "sizes", "sampling", "stop", "hosts", "start", "capacity"],

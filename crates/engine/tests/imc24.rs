@@ -4,7 +4,7 @@
 //! connections. The three modes the paper describes show up at 100, 500 and 1000 flows.
 
 mod common;
-use common::{bools, run, u64s};
+use common::{bools, imc24_rpc, run, u64s, Imc24};
 use fanin_engine::{Column, Results};
 
 const K: u64 = 65;
@@ -18,40 +18,11 @@ fn scenario(n: u32, response_bytes: u64, bursts: u32, fidelity: bool, extra: &st
     let queue = format!(
         "limit = \"{limit}pkt\"\n{device}marking = {{ kind = \"red\", min = \"65pkt\", max = \"65pkt\", weight = 1, p_max = 1 }}\n"
     );
-    format!(
-        r#"
-seed = 3
-max_duration = "60s"
-[topology]
-kind = "dumbbell"
-senders = {n}
-host_link = {{ rate = "10Gbps", delay = "5us" }}
-core_link = {{ rate = "100Gbps", delay = "5us" }}
-[switch.queue]
-{queue}
-[host.queue]
-{queue}
-[transport]
-cc = "dctcp"
-header = "52B"
-framing = "2B"
-min_cwnd = "1pkt"
-rto_granularity = "1ms"
-ecn_echo = "{echo}"
-[[workload]]
-kind = "rpc_incast"
-degree = {n}
-bytes_per_sender = "{response_bytes}B"
-count = {bursts}
-gap = "1s"
-request_jitter = "100us"
-response_jitter = "100us"
-{extra}
-[record]
-flows = false
-queue_events = {{ ports = "bottleneck" }}
-"#
-    )
+    let queues = format!("[switch.queue]\n{queue}[host.queue]\n{queue}");
+    let transport = format!("rto_granularity = \"1ms\"\necn_echo = \"{echo}\"");
+    let workload = format!("gap = \"1s\"\nrequest_jitter = \"100us\"\nresponse_jitter = \"100us\"\n{extra}");
+    let record = "queue_events = { ports = \"bottleneck\" }";
+    imc24_rpc(n, response_bytes, bursts, &Imc24 { seed: 3, queues: &queues, transport: &transport, workload: &workload, record })
 }
 
 fn u32s(r: &Results, table: &str, col: &str) -> Vec<u32> {

@@ -29,6 +29,13 @@ def timeline(
     counters: pd.DataFrame, found: Bursts, path: PathLike, series: dict[str, str] | None = None, window_s: float = 2.0
 ) -> Path:
     """Fig. 1: ingress rate, active flows, CE rate and retransmission rate of one host, first ``window_s``."""
+    return _save(timeline_figure(counters, found, series, window_s), path)
+
+
+def timeline_figure(
+    counters: pd.DataFrame, found: Bursts, series: dict[str, str] | None = None, window_s: float = 2.0
+) -> plt.Figure:
+    """:func:`timeline`'s figure, unsaved (``series``: the host snapshot, default the busiest)."""
     key = series or busiest(found)
     mask = np.logical_and.reduce([counters[k] == v for k, v in key.items()])
     s = counters[mask].sort_values("bin_start_ps")
@@ -60,7 +67,7 @@ def timeline(
         f"{host['bursts']} bursts, R = {rate_g:g} Gbit/s (first {window_s:g} s)",
         fontsize=10,
     )
-    return _save(fig, path)
+    return fig
 
 
 def _cdf(ax: plt.Axes, values: pd.Series, label: str) -> None:
@@ -71,6 +78,11 @@ def _cdf(ax: plt.Axes, values: pd.Series, label: str) -> None:
 
 def cdfs(found: Bursts, path: PathLike) -> Path:
     """Figs. 2a-c, 4b, 4c: one line per dataset."""
+    return _save(cdfs_figure(found), path)
+
+
+def cdfs_figure(found: Bursts) -> plt.Figure:
+    """:func:`cdfs`'s figure, unsaved."""
     fig, ax = plt.subplots(1, 5, figsize=(20, 3.8))
     b, h = found.bursts, found.hosts
     for dataset in h["dataset"].unique():
@@ -93,11 +105,16 @@ def cdfs(found: Bursts, path: PathLike) -> Path:
         a.grid(alpha=0.3)
     ax[2].axvline(25, color="r", ls="--", lw=0.8)
     ax[0].legend(fontsize=7)
-    return _save(fig, path)
+    return fig
 
 
 def stability(found: Bursts, path: PathLike) -> Path:
     """Fig. 3: (a) mean flows per burst in each snapshot; (b) per host mean and p99 over snapshots."""
+    return _save(stability_figure(found), path)
+
+
+def stability_figure(found: Bursts) -> plt.Figure:
+    """:func:`stability`'s figure, unsaved."""
     fig, ax = plt.subplots(1, 2, figsize=(12, 4))
     per_snapshot = found.bursts.groupby(["dataset", "snapshot"], sort=True)["flows"].mean().reset_index()
     for dataset, g in per_snapshot.groupby("dataset", sort=False):
@@ -115,7 +132,7 @@ def stability(found: Bursts, path: PathLike) -> Path:
     for a in ax:
         a.grid(alpha=0.3)
         a.legend(fontsize=7)
-    return _save(fig, path)
+    return fig
 
 
 def _save(fig: plt.Figure, path: PathLike) -> Path:

@@ -134,7 +134,7 @@ impl<T: Copy + Ord> Calendar<T> {
 
     /// Nothing is pending (a scan of the wheel: not for the hot path).
     pub fn is_empty(&self) -> bool {
-        self.head == self.ready.len() && self.far.is_empty() && self.occupied.iter().all(|&w| w == 0)
+        self.head == self.ready.len() && self.far.is_empty() && self.next_occupied().is_none()
     }
 
     /// Drops every entry; the clock's bucket stays where it is.
@@ -149,6 +149,30 @@ impl<T: Copy + Ord> Calendar<T> {
             }
         }
         self.far.clear();
+    }
+
+    /// The clock moved to `t` (a bounded run stopped there): when nothing is due by then,
+    /// the cursor follows, so that the next looks at the wheel start from the clock, not
+    /// from the last event (a quiet stretch of seconds, run 100 us at a time, would scan
+    /// ever more of the wheel at every step). Entries of `t`'s bucket become the current
+    /// bucket; the far heap moves in as the span now reaches it.
+    pub fn skip_to(&mut self, t: u64) {
+        let b = t >> self.shift;
+        if b <= self.cur || self.head != self.ready.len() || self.due_by(t) {
+            return;
+        }
+        self.served = self.served.wrapping_add(self.ready.len() as u64);
+        self.ready.clear();
+        self.head = 0;
+        self.set_cur(b);
+        let slot = (b & self.mask) as usize;
+        if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
+            self.occupied[slot / 64] &= !(1 << (slot % 64));
+            std::mem::swap(&mut self.ready, &mut self.wheel[slot]);
+        }
+        self.pull_far();
+        self.ready.sort_by_key(|e| e.key);
+        self.pad();
     }
 
     fn set_cur(&mut self, bucket: u64) {
@@ -244,11 +268,19 @@ impl<T: Copy + Ord> Calendar<T> {
         found
     }
 
-    /// Whether the next non-empty bucket starts at or before `limit`.
+    /// Whether the next non-empty bucket starts at or before `limit`. The wheel is scanned
+    /// only as far as `limit`'s bucket: a caller that runs in short steps over a long quiet
+    /// stretch (the Python binding runs 100 us at a time; a 10,000-flow incast can wait
+    /// seconds for backed-off RTOs) would otherwise scan the whole wheel, up to 2^14 words,
+    /// at every step.
+    #[inline(always)]
     fn due_by(&self, limit: u64) -> bool {
-        let wheel = self.next_occupied();
-        let far = self.far.peek().map(|e| e.0.key >> self.shift);
-        wheel.into_iter().chain(far).min().is_some_and(|b| b <= limit >> self.shift)
+        let last = limit >> self.shift;
+        if self.far.peek().is_some_and(|e| e.0.key >> self.shift <= last) {
+            return true;
+        }
+        let words = (last.saturating_sub(self.cur) / 64).saturating_add(1);
+        self.next_occupied_within(words.min(usize::MAX as u64) as usize).is_some_and(|b| b <= last)
     }
 
     fn next_bucket(&mut self) -> bool {
@@ -384,22 +416,29 @@ impl<T: Copy + Ord> Calendar<T> {
     /// The absolute bucket number of the first occupied slot after `cur`, if any.
     #[inline(always)]
     fn next_occupied(&self) -> Option<u64> {
+        self.next_occupied_within(usize::MAX)
+    }
+
+    /// [`Calendar::next_occupied`], looking at most `max_words` words of the wheel past
+    /// `cur`'s (`None` also when nothing is that close).
+    #[inline(always)]
+    fn next_occupied_within(&self, max_words: usize) -> Option<u64> {
         let start = (self.cur & self.mask) as usize;
         // Usually a later slot in the same word (a dense run has a bucket every few slots).
         let here = self.occupied[start / 64] & (!0u64 << (start % 64));
         if here != 0 {
             return Some(self.cur - (start % 64) as u64 + here.trailing_zeros() as u64);
         }
-        self.next_occupied_scan(start)
+        self.next_occupied_scan(start, max_words)
     }
 
-    fn next_occupied_scan(&self, start: usize) -> Option<u64> {
+    fn next_occupied_scan(&self, start: usize, max_words: usize) -> Option<u64> {
         let slots = self.mask + 1;
         let words = self.occupied.len();
         // Scan one revolution starting at `cur`'s slot (the slot itself is empty now).
         // `words` is a power of two (the wheel's slots are): mask, don't divide.
         debug_assert!(words.is_power_of_two());
-        for i in 0..=words {
+        for i in 0..=words.min(max_words) {
             let w = (start / 64 + i) & (words - 1);
             let mut bits = self.occupied[w];
             if i == 0 {
@@ -439,6 +478,40 @@ mod tests {
         cal.push(20_000, 5);
         cal.push(5, 6);
         assert_eq!((cal.pop(), cal.pop(), cal.pop()), (Some((5, 6)), Some((20_000, 5)), None));
+    }
+
+    #[test]
+    fn a_bounded_run_in_steps_moves_the_cursor_and_keeps_the_order() {
+        // Buckets of 16 ps, 8 slots (span 128 ps). A run stepped 10 ps at a time through
+        // a quiet stretch: the cursor follows the clock, entries of the bucket it lands in
+        // (60 and 61 in bucket 3) become the current bucket, far ones (500) move in when the
+        // span reaches them, equal times keep their push order.
+        let mut cal = Calendar::new(4, 3, u64::MAX);
+        for (key, v) in [(2, 0), (61, 1), (60, 2), (60, 3), (500, 4), (500, 5)] {
+            cal.push(key, v);
+        }
+        assert_eq!(cal.pop_until(10), Some((2, 0)));
+        let mut t = 10;
+        let mut got = Vec::new();
+        while t < 600 {
+            while let Some(e) = cal.pop_until(t) {
+                got.push(e);
+            }
+            t += 10;
+            cal.skip_to(t);
+            assert!(cal.cur <= t >> cal.shift, "the cursor never passes the clock");
+            if t == 40 {
+                assert_eq!(cal.cur, 2, "nothing due by 40 ps: the cursor is at the clock's bucket");
+            }
+        }
+        assert_eq!(got, vec![(60, 2), (60, 3), (61, 1), (500, 4), (500, 5)]);
+        assert!(cal.is_empty());
+        // Nothing due before the clock is skipped: an entry of bucket 40 is still pending
+        // when the clock is moved past it, and the cursor stays.
+        cal.push(650, 6);
+        let cur = cal.cur;
+        cal.skip_to(700);
+        assert_eq!((cal.cur, cal.pop()), (cur, Some((650, 6))));
     }
 
     #[test]

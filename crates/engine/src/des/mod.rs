@@ -222,6 +222,7 @@ impl Schedule {
     pub fn advance_to(&mut self, t: Time) {
         if t > self.now {
             self.now = t;
+            self.heap.skip_to(t);
         }
     }
 }

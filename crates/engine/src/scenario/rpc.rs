@@ -6,7 +6,7 @@ use super::workload::incast_parties;
 use super::MAX_TIME;
 use crate::topology::Topology;
 use crate::units::Time;
-use crate::workload::RpcIncastSpec;
+use crate::workload::{Remember, RpcIncastSpec, RwndStrategy, REMEMBER_RULES, RWND_STRATEGIES};
 use crate::ScenarioError;
 
 pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index: usize, start: Time) -> Result<RpcIncastSpec, ScenarioError> {
@@ -32,5 +32,42 @@ pub fn rpc_incast(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, seed: u64, index:
     if token_window == 0 {
         return Err(cx.err("token_window", "must be positive"));
     }
-    Ok(RpcIncastSpec { receiver, senders, response_bytes, request_bytes, start, gap, count, request_jitter, response_jitter, tokens, token_window })
+    let remember = match cx.choice("remember", w.remember.as_deref(), Some("off"), REMEMBER_RULES)? {
+        "mean_cwnd" => Remember::MeanCwnd,
+        _ => Remember::Off,
+    };
+    let rwnd_strategy = match cx.choice("rwnd_strategy", w.rwnd_strategy.as_deref(), Some("none"), RWND_STRATEGIES)? {
+        "bdp+connections" => RwndStrategy::BdpConnections,
+        "predicted" => RwndStrategy::Predicted,
+        _ => RwndStrategy::None,
+    };
+    if rwnd_strategy == RwndStrategy::None && w.rwnd_floor.is_some() {
+        return Err(cx.err("rwnd_floor", "applies only with rwnd_strategy = \"bdp+connections\" or \"predicted\""));
+    }
+    if rwnd_strategy != RwndStrategy::None && tokens > 0 {
+        return Err(cx.err("rwnd_strategy", "applies only with tokens = 0 (the token scheduler sets the windows itself)"));
+    }
+    let degree = senders.len() as i64;
+    let degree_min = cx.count("degree_min", w.degree_min, Some(degree), 1, degree)? as u32;
+    let rwnd_floor = cx.bytes("rwnd_floor", &w.rwnd_floor, "2KiB")?;
+    if rwnd_floor == 0 {
+        return Err(cx.err("rwnd_floor", "must be positive (1B and up)"));
+    }
+    Ok(RpcIncastSpec {
+        receiver,
+        senders,
+        response_bytes,
+        request_bytes,
+        start,
+        gap,
+        count,
+        request_jitter,
+        response_jitter,
+        tokens,
+        token_window,
+        remember,
+        rwnd_strategy,
+        rwnd_floor,
+        degree_min,
+    })
 }

@@ -87,6 +87,10 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
     if max_rto < min_rto {
         return Err(cx.err("max_rto", "must not be below min_rto"));
     }
+    let sub_packet_pacing = t.sub_packet_pacing.unwrap_or(false);
+    if sub_packet_pacing && !(kinds.0 == kinds.1 && matches!(kinds.0, CcKind::Dctcp | CcKind::NewReno)) {
+        return Err(cx.err("sub_packet_pacing", "applies only when cc = \"dctcp\" or \"newreno\""));
+    }
     let rwnd = cx.opt_size("rwnd", &t.rwnd)?.map(in_bytes).unwrap_or(u64::MAX);
     if rwnd == 0 {
         return Err(cx.err("rwnd", "must be positive"));
@@ -164,6 +168,7 @@ pub fn transport(cx: &Ctx, t: &TransportSpec) -> Result<TransportConfig, Scenari
             rwnd,
             fast_retransmit: t.fast_retransmit.unwrap_or(true),
             recovery,
+            sub_packet_pacing,
         },
         receiver: ReceiverConfig {
             echo,

@@ -29,6 +29,7 @@ fn fields_of(kind: &str) -> &'static [&'static str] {
         "rpc_incast" => &[
             "degree", "receiver", "senders", "pick", "bytes_per_sender", "total_bytes", "count", "start",
             "gap", "request_jitter", "response_jitter", "request_bytes", "tokens", "token_window",
+            "remember", "rwnd_strategy", "rwnd_floor", "degree_min",
         ],
         _ => &["src", "dst", "bytes", "start"],
     }

@@ -16,7 +16,7 @@ use crate::routing::{Fib, LoadBalancing, Routes, Selector};
 use crate::scenario::ValidSpec;
 use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
-use crate::transport::{Policy, Receiver, Sender};
+use crate::transport::{Policy, Receiver, Sender, SubPacketPacer};
 use crate::units::{serialization_ps, Time};
 use crate::proxy::ProxyScheme;
 use crate::workload::{pick_senders, IncastEvent, Workload};
@@ -294,6 +294,9 @@ impl World {
             sender.recover_by_blocks();
         }
         self.scale_to_path(&mut sender, src, dst, via, entropy);
+        if t.sender.sub_packet_pacing {
+            sender.pace_sub_packet(SubPacketPacer::new(self.path_rtt(src, dst, via, entropy).0, t.mss(), entropy));
+        }
         let receiver = Receiver::new(stream, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         let selector = self.new_selector(id, src, dst, start, entropy);

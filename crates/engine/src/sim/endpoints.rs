@@ -384,6 +384,9 @@ impl World {
         if pkt.payload != 0 {
             self.take_advertised(f, pkt.seq, pkt.payload);
         }
+        if self.flows[f.idx()].rpc != NO_RPC {
+            self.rpc_track_cwnd(f, now);
+        }
         let flow = &mut self.flows[f.idx()];
         let ece = pkt.has(flags::ECE);
         let una = flow.sender.snd_una;
@@ -483,6 +486,10 @@ impl World {
             self.arm_rto(f);
             return;
         }
+        if flow.rpc != NO_RPC {
+            self.rpc_track_cwnd(f, now);
+        }
+        let flow = &mut self.flows[f.idx()];
         flow.sender.on_timeout(now);
         flow.selector.on_loss(now, flow.sender.rto_in_force(), Loss::Timeout);
         self.pump(f, NIL);

@@ -14,7 +14,7 @@ use crate::ids::{FlowId, HostId};
 use crate::metrics::table::{Column, Table};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
 use crate::units::Time;
-use crate::workload::RpcIncastSpec;
+use crate::workload::{Remember, RpcIncastSpec, RwndStrategy};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -24,6 +24,8 @@ use std::collections::VecDeque;
 pub struct BurstRecord {
     pub workload: u32,
     pub burst: u32,
+    /// The connections that answer this burst (all of them unless `degree_min` is set).
+    pub degree: u32,
     /// When the receiver decided to send the requests (BCT counts from here).
     pub start: Time,
     /// When the last byte of the last response arrived (0: never).
@@ -70,6 +72,21 @@ pub struct RpcRun {
     free_tokens: u32,
     holds_token: Vec<bool>,
     waiting: VecDeque<u32>,
+    /// The path's bandwidth-delay product in bytes (propagation RTT x slowest rate), for
+    /// the `bdp+connections` clamp.
+    bdp: u64,
+    /// The flow count of every finished burst (the history the prediction reads).
+    history: Vec<u32>,
+    /// Per slot: it answers the current burst, and its record in `responses`.
+    answers: Vec<bool>,
+    resp_of: Vec<u32>,
+    /// A permutation of the slots; a burst of n answers takes its first n after a
+    /// partial shuffle (only when the degree varies).
+    order: Vec<u32>,
+    /// `remember = "mean_cwnd"`: per slot, the integral of cwnd over time since the
+    /// response's write (byte-picoseconds) and when it was last brought up to date.
+    cwnd_area: Vec<u128>,
+    cwnd_since: Vec<Time>,
 }
 
 impl RpcRun {
@@ -78,8 +95,28 @@ impl RpcRun {
     }
 
     fn response(&mut self, slot: u32) -> &mut ResponseRecord {
-        let i = self.responses.len() - self.flows.len() + slot as usize;
+        let i = self.resp_of[slot as usize] as usize;
         &mut self.responses[i]
+    }
+
+    /// This burst's flow count, and which connections answer: every one, or (with
+    /// `degree_min`) n ~ U[degree_min, N] of them, a uniformly random subset.
+    fn draw_degree(&mut self) -> u32 {
+        let total = self.flows.len() as u32;
+        if self.spec.degree_min >= total {
+            self.answers.fill(true);
+            return total;
+        }
+        let n = self.rng.gen_range(self.spec.degree_min..=total);
+        for i in 0..n as usize {
+            let j = self.rng.gen_range(i..total as usize);
+            self.order.swap(i, j);
+        }
+        self.answers.fill(false);
+        for &slot in &self.order[..n as usize] {
+            self.answers[slot as usize] = true;
+        }
+        n
     }
 }
 
@@ -126,6 +163,13 @@ impl World {
             free_tokens: spec.tokens,
             holds_token: vec![false; n],
             waiting: VecDeque::new(),
+            bdp: self.propagation_bdp(spec.senders[0], spec.receiver),
+            history: Vec::new(),
+            answers: vec![true; n],
+            resp_of: vec![0; n],
+            order: (0..n as u32).collect(),
+            cwnd_area: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
+            cwnd_since: vec![0; if spec.remember == Remember::Off { 0 } else { n }],
         });
         self.pending_starts += 1;
         self.sched.at(spec.start, Event::new(EventKind::Burst, run));
@@ -147,21 +191,88 @@ impl World {
         let (drops, marks, timeouts) = self.rpc_counters(run);
         let r = &mut self.rpcs[run];
         let burst = r.bursts.len() as u32;
-        r.bursts.push(BurstRecord { workload: r.workload, burst, start: now, drops, marks, timeouts, ..Default::default() });
+        let degree = r.draw_degree();
+        r.bursts.push(BurstRecord { workload: r.workload, burst, degree, start: now, drops, marks, timeouts, ..Default::default() });
         r.free_tokens = r.spec.tokens;
         r.waiting.clear();
         r.holds_token.iter_mut().for_each(|h| *h = false);
         let (rq, rs) = (r.spec.request_jitter, r.spec.response_jitter);
+        self.rpc_clamp(run);
+        let r = &mut self.rpcs[run];
         for slot in 0..r.flows.len() {
+            if !r.answers[slot] {
+                continue;
+            }
             let a = if rq > 0 { r.rng.gen_range(0..rq) } else { 0 };
             let b = if rs > 0 { r.rng.gen_range(0..rs) } else { 0 };
             r.response_jitter[slot] = b;
             let f = r.flows[slot];
+            r.resp_of[slot] = r.responses.len() as u32;
             r.responses.push(ResponseRecord { burst, flow: f, ..Default::default() });
             self.sched.at(now + a, Event::new(EventKind::Request, f.0));
         }
         // The burst event itself was pending; each response is pending until written.
-        self.pending_starts += r.flows.len() as u64 - 1;
+        self.pending_starts += degree as u64 - 1;
+    }
+
+    /// The receive-window clamp of `rwnd_strategy` for the burst that starts now, on every
+    /// connection (never above the static `transport.rwnd`).
+    fn rpc_clamp(&mut self, run: usize) {
+        let r = &self.rpcs[run];
+        let spec = &r.spec;
+        if spec.rwnd_strategy == RwndStrategy::None {
+            return;
+        }
+        let degree = r.bursts.last().map_or(r.flows.len() as u32, |b| b.degree);
+        let clamp = spec.rwnd_strategy.clamp(r.bdp, spec.rwnd_floor, degree, &r.history);
+        let window = clamp.min(self.transport.sender.rwnd);
+        for &f in &self.rpcs[run].flows {
+            self.flows[f.idx()].sender.set_rwnd(window);
+        }
+    }
+
+    /// Propagation RTT x slowest rate of the path from `src` to `dst`, in bytes (the
+    /// IMC '24 dumbbell: 30 us x 10 Gb/s = 37,500 B).
+    fn propagation_bdp(&self, src: HostId, dst: HostId) -> u64 {
+        let path = self.routes.path(&self.topo, src, self.route_dst(src, dst), 0);
+        let rtt: u128 = path.iter().map(|p| 2 * self.ports[p.idx()].delay_ps as u128).sum();
+        let rate = path.iter().map(|p| self.ports[p.idx()].rate_bps).min().unwrap_or(0) as u128;
+        (rtt * rate / 8 / crate::units::PS_PER_SEC as u128) as u64
+    }
+
+    /// `remember = "mean_cwnd"`: brings the cwnd integral of connection `f` (of a
+    /// request/response incast: the caller tests) up to `now`, before its window changes
+    /// (an ACK, a timeout). Out of line: the other flows pay one test of `rpc`.
+    #[inline(never)]
+    pub(super) fn rpc_track_cwnd(&mut self, f: FlowId, now: Time) {
+        let flow = &self.flows[f.idx()];
+        let r = &mut self.rpcs[flow.rpc as usize];
+        if r.spec.remember == Remember::Off {
+            return;
+        }
+        let slot = flow.rpc_slot as usize;
+        r.cwnd_area[slot] += flow.sender.window.cwnd as u128 * (now - r.cwnd_since[slot]) as u128;
+        r.cwnd_since[slot] = now;
+    }
+
+    /// The sender has its response's last ACK: what `remember` keeps for the next burst.
+    fn rpc_remember(&mut self, f: FlowId) {
+        let now = self.sched.now();
+        self.rpc_track_cwnd(f, now);
+        let flow = &self.flows[f.idx()];
+        let (run, slot) = (flow.rpc as usize, flow.rpc_slot);
+        let r = &mut self.rpcs[run];
+        match r.spec.remember {
+            Remember::Off => {}
+            Remember::MeanCwnd => {
+                let span = now - r.response(slot).write;
+                let area = r.cwnd_area[slot as usize];
+                let w = &mut self.flows[f.idx()].sender.window;
+                if span > 0 {
+                    w.cwnd = ((area / span as u128) as u64).max(w.min_cwnd);
+                }
+            }
+        }
     }
 
     /// The receiver sends one request (with a token, if the scheduler has one free).
@@ -295,6 +406,7 @@ impl World {
         let boundary = flow.sender.size.next_multiple_of(mss);
         flow.sender.skip_to(boundary);
         flow.sender.append(bytes);
+        flow.sender.on_write(now);
         flow.receiver.skip_to(boundary);
         flow.receiver.append(bytes);
         flow.size = if flow.size == 0 { bytes } else { flow.size + bytes };
@@ -309,6 +421,10 @@ impl World {
         rec.start_cwnd = cwnd;
         rec.start_alpha = alpha;
         rec.timeouts = timeouts;
+        let r = &mut self.rpcs[run];
+        if r.spec.remember != Remember::Off {
+            (r.cwnd_area[slot as usize], r.cwnd_since[slot as usize]) = (0, now);
+        }
         self.active_flows += 1;
         self.done = false;
         self.pump(f, NIL);
@@ -351,14 +467,16 @@ impl World {
             }
         }
         let r = &mut self.rpcs[run];
-        let n = r.flows.len() as u32;
         let b = r.current();
         b.responses_done += 1;
-        if b.responses_done < n {
+        if b.responses_done < b.degree {
             return;
         }
         b.end = now;
-        let next = b.burst + 1 < r.spec.count;
+        let done = b.responses_done;
+        r.history.push(done);
+        let r = &mut self.rpcs[run];
+        let next = r.current().burst + 1 < r.spec.count;
         let gap = r.spec.gap;
         let (drops, marks, timeouts) = self.rpc_counters(run);
         let b = self.rpcs[run].current();
@@ -373,6 +491,7 @@ impl World {
 
     /// A connection's sender has every byte acknowledged: write a deferred response.
     pub(super) fn rpc_finished(&mut self, f: FlowId) {
+        self.rpc_remember(f);
         let flow = &self.flows[f.idx()];
         let (run, slot) = (flow.rpc as usize, flow.rpc_slot as usize);
         if std::mem::take(&mut self.rpcs[run].deferred[slot]) {
@@ -400,7 +519,7 @@ impl World {
 /// One row per burst of every request/response incast.
 pub fn bursts_table(runs: &[RpcRun]) -> Table {
     let b: Vec<&BurstRecord> = runs.iter().flat_map(|r| r.bursts.iter()).collect();
-    let degree: Vec<u32> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.flows.len() as u32)).collect();
+    let degree: Vec<u32> = b.iter().map(|x| x.degree).collect();
     let bytes: Vec<u64> = runs.iter().flat_map(|r| r.bursts.iter().map(|_| r.spec.response_bytes)).collect();
     let done = |x: &BurstRecord| x.end != 0;
     let u = |g: &dyn Fn(&BurstRecord) -> u64| Column::U64(b.iter().map(|x| g(x)).collect());

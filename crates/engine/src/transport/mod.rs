@@ -10,6 +10,7 @@ pub mod sack;
 mod scoreboard;
 pub mod sender;
 pub mod small_queues;
+pub mod sub_packet;
 
 pub use icon::{IconConfig, IconPacer, IconRate, PaceScope};
 pub use pacer::{PaceBy, Pacer};
@@ -19,6 +20,7 @@ pub use recovery::Recovery;
 pub use sack::{SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
 pub use sender::{AckEffect, AuxTimer, Segment, Sender, SenderConfig, WindowParts};
 pub use small_queues::{SmallQueues, TsqConfig};
+pub use sub_packet::SubPacketPacer;
 
 use crate::units::Time;
 use cc::{BbrConfig, DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};

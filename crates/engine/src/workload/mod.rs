@@ -14,7 +14,7 @@ pub use aggregator_incast::{assign_senders, AggregatorIncastSpec};
 pub use cdf::{Cdf, Sampling};
 pub use mixed::MixedPoissonSpec;
 pub use poisson_incast::{IncastEvent, PoissonIncastSpec};
-pub use rpc::RpcIncastSpec;
+pub use rpc::{p99, Remember, RpcIncastSpec, RwndStrategy, REMEMBER_RULES, RWND_STRATEGIES};
 
 use crate::ids::HostId;
 use crate::units::Time;

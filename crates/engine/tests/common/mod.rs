@@ -24,6 +24,52 @@ host_link = { rate = "10Gbps", delay = "10us" }
 limit = "200pkt"
 "#;
 
+/// What an IMC '24 test scenario sets beyond the artifact's dumbbell and DCTCP: TOML
+/// lines for the queues (both `[switch.queue]` and `[host.queue]` tables), more
+/// `[transport]` and `rpc_incast` fields, and the `[record]` fields.
+pub struct Imc24<'a> {
+    pub seed: u32,
+    pub queues: &'a str,
+    pub transport: &'a str,
+    pub workload: &'a str,
+    pub record: &'a str,
+}
+
+/// An `rpc_incast` of `n` senders and `bursts` bursts of `response_bytes` each, in the IMC
+/// '24 artifact's dumbbell (10 Gb/s hosts, 100 Gb/s between the ToRs, 5 us per link: a
+/// 30 us propagation RTT, BDP 37.5 kB) with its DCTCP (52 B of IP + TCP headers and 2 B of
+/// PPP: 1502-B frames, MSS 1448; the fork's 1-MSS floor).
+pub fn imc24_rpc(n: u32, response_bytes: u64, bursts: u32, p: &Imc24) -> String {
+    let Imc24 { seed, queues, transport, workload, record } = p;
+    format!(
+        r#"
+seed = {seed}
+max_duration = "60s"
+[topology]
+kind = "dumbbell"
+senders = {n}
+host_link = {{ rate = "10Gbps", delay = "5us" }}
+core_link = {{ rate = "100Gbps", delay = "5us" }}
+{queues}
+[transport]
+cc = "dctcp"
+header = "52B"
+framing = "2B"
+min_cwnd = "1pkt"
+{transport}
+[[workload]]
+kind = "rpc_incast"
+degree = {n}
+bytes_per_sender = "{response_bytes}B"
+count = {bursts}
+{workload}
+[record]
+flows = false
+{record}
+"#
+    )
+}
+
 /// The ICON spec's micro-test: one 26 x 20 KB incast into an idle sink.
 pub const ICON_MICRO_INCAST: &str = r#"[[workload]]
 kind = "incast"

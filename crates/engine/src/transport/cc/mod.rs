@@ -55,11 +55,16 @@ pub struct Window {
     /// The window the flow started with (some algorithms never grow beyond it).
     pub init_cwnd: u64,
     pub growth: Growth,
+    /// Swift's sub-packet pacing is on: below one segment the window grows by the bytes
+    /// acknowledged (Swift's `cwnd += ai x num_acked` with ai = 1 segment), whatever the
+    /// growth rule (ns-3's NewReno would add MSS^2 / cwnd, many segments, per ACK there;
+    /// ns-3's LinuxReno nothing for a short tail segment).
+    pub sub_packet: bool,
 }
 
 impl Window {
     pub fn new(init_cwnd: u64, mss: u64, min_cwnd: u64) -> Self {
-        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd, growth: Growth::Bytes }
+        Window { cwnd: init_cwnd, ssthresh: u64::MAX, mss, min_cwnd, ca_credit: 0, ecn_reacted: false, init_cwnd, growth: Growth::Bytes, sub_packet: false }
     }
 
     /// ns-3's algorithms grow the window by their own per-ACK rules.
@@ -73,6 +78,10 @@ impl Window {
 
     /// Reno growth by `acked` bytes, counted as [`Window::growth`] says.
     pub fn increase(&mut self, acked: u64) {
+        if self.sub_packet && self.cwnd < self.mss {
+            self.cwnd += acked;
+            return;
+        }
         match self.growth {
             Growth::Bytes => self.reno_increase(acked),
             Growth::Ns3NewReno => self.ns3_newreno_increase(acked / self.mss),

@@ -22,6 +22,7 @@ use super::cc::{Cc, CongestionControl, Window};
 use super::icon::IconPacer;
 use super::recovery::{CaState, Prr, Probe, Rack, Recovery};
 use super::scoreboard::{Scoreboard, Seg};
+use super::sub_packet::SubPacketPacer;
 use crate::reliability::{PacketRto, RttEstimator};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -43,6 +44,8 @@ pub struct SenderConfig {
     /// would fake losses, and trimming's NACKs (or the RTO) recover real ones.
     pub fast_retransmit: bool,
     pub recovery: Recovery,
+    /// Swift-style pacing of a window below one segment (`transport.sub_packet_pacing`).
+    pub sub_packet_pacing: bool,
 }
 
 /// One segment the sender wants on the wire.
@@ -159,6 +162,7 @@ impl Sender {
     pub fn new(size: u64, cfg: &SenderConfig, cc: Cc) -> Self {
         let mut window = Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd);
         window.set_growth(cfg.recovery, &cc);
+        window.sub_packet = cfg.sub_packet_pacing;
         let board = Scoreboard::new(cfg.recovery == Recovery::Linux);
         Sender {
             size,
@@ -272,7 +276,7 @@ impl Sender {
                 return self.ns3_next_segment(now);
             }
         }
-        let window = self.window.cwnd.min(self.rwnd);
+        let window = self.send_window(now);
         let (seg, retransmission) = match self.board.first_lost() {
             Some(seg) => (seg, true),
             None if self.snd_nxt < self.size => (self.board.end(), false),
@@ -344,6 +348,7 @@ impl Sender {
             return None;
         }
         let segment = self.commit(seg, if retransmission { Some(Seg::Retx) } else { None }, len, now);
+        self.sub_packet_sent(now);
         let parts = self.parts.as_mut().expect("window parts");
         parts.paced(now, len, &self.window, &self.cc);
         if let Some(q) = &mut parts.packet_rto {
@@ -351,6 +356,55 @@ impl Sender {
         }
         self.cc.on_send(&mut self.window, now, len);
         Some(segment)
+    }
+
+    /// The window the send test uses: cwnd within the receive window, unless Swift's
+    /// sub-packet pacer has the flow (then one segment when the pacer lets it go, else 0).
+    #[inline(always)]
+    fn send_window(&mut self, now: Time) -> u64 {
+        let window = self.window.cwnd.min(self.rwnd);
+        if self.parts.is_none() {
+            return window;
+        }
+        self.sub_packet_window(now).unwrap_or(window)
+    }
+
+    /// The window Swift's pacer looks at: cwnd (an ns-3 PRR step may leave it below the
+    /// floor) at least the floor, within the receive window.
+    fn paced_window(&self) -> u64 {
+        self.window.cwnd.max(self.window.min_cwnd).min(self.rwnd)
+    }
+
+    /// Under a window below one segment: `Some(MSS)` when the pacer lets one segment go at
+    /// `now` (the send test then allows exactly one out), `Some(0)` while it holds the
+    /// flow (remembering when it may go); `None` when the pacer does not apply.
+    #[inline(never)]
+    fn sub_packet_window(&mut self, now: Time) -> Option<u64> {
+        let window = self.paced_window();
+        let parts = self.parts.as_mut()?;
+        let p = parts.sub_packet.as_ref()?;
+        if !p.engaged(window) {
+            return None;
+        }
+        if now < p.next_send {
+            parts.pace_wait = Some(p.next_send);
+            return Some(0);
+        }
+        Some(self.mss)
+    }
+
+    /// A segment left at `now`: Swift's pacer starts the next gap.
+    #[inline]
+    fn sub_packet_sent(&mut self, now: Time) {
+        let window = self.paced_window();
+        if let Some(p) = self.parts.as_mut().and_then(|p| p.sub_packet.as_mut()) {
+            p.sent(now, window);
+        }
+    }
+
+    /// Paces the flow's sub-packet windows the Swift way.
+    pub fn pace_sub_packet(&mut self, pacer: SubPacketPacer) {
+        self.parts.get_or_insert_with(Default::default).sub_packet = Some(pacer);
     }
 
     /// A burst of sending ended at `now` (`sent` segments). Linux's `tcp_cwnd_validate`:
@@ -397,6 +451,15 @@ impl Sender {
     pub fn append(&mut self, bytes: u64) {
         self.size += bytes;
         self.available += bytes;
+    }
+
+    /// The application wrote at `now` on an idle connection: a sub-packet window's first
+    /// segment waits its connection's phase of the pacing gap.
+    pub fn on_write(&mut self, now: Time) {
+        let window = self.paced_window();
+        if let Some(p) = self.parts.as_mut().and_then(|p| p.sub_packet.as_mut()) {
+            p.on_write(now, window);
+        }
     }
 
     /// Moves an idle, fully acknowledged stream to byte `seq` (a segment boundary), so the
@@ -478,6 +541,7 @@ pub(crate) mod tests {
             rwnd: u64::MAX,
             fast_retransmit,
             recovery,
+            sub_packet_pacing: false,
         }
     }
 
@@ -561,6 +625,46 @@ pub(crate) mod tests {
         s.advertised(2 * MSS, 4 * MSS);
         assert_eq!(drain(&mut s, 20).len(), 3);
         assert_eq!(s.snd_nxt, 6 * MSS);
+    }
+
+    #[test]
+    fn a_sub_packet_window_sends_one_segment_every_mss_over_window_base_rtts() {
+        // A receive window of 375 B (BDP / N for 37.5 kB and 100 flows) under MSS 1000:
+        // gap = base RTT 32.61408 us x 1000 / 375 = 86.97088 us.
+        let mut cfg = config(10 * MSS, false, Recovery::Basic);
+        (cfg.sub_packet_pacing, cfg.min_cwnd, cfg.rwnd) = (true, 1, 375);
+        let mut s = Sender::new(3 * MSS, &cfg, Cc::HotnetsDctcp(HotnetsDctcp::new(1.0 / 16.0, 0.0, NackDecrease::Mss)));
+        s.pace_sub_packet(SubPacketPacer::new(32_614_080, MSS, 0));
+        s.on_write(0);
+        assert_eq!(drain(&mut s, 0).len(), 1, "one segment, not 10 (cwnd) nor 0 (375 B < MSS)");
+        assert!(drain(&mut s, 1).is_empty(), "at most one out");
+        s.on_ack(50_000_000, MSS, &NO_SACKS, false, 0);
+        assert!(drain(&mut s, 50_000_000).is_empty(), "acknowledged, but the gap has not passed");
+        assert_eq!(s.take_pace_wait(), Some(86_970_880));
+        assert!(drain(&mut s, 86_970_879).is_empty());
+        assert_eq!(drain(&mut s, 86_970_880).len(), 1);
+        // Without the pacer a window below one MSS still sends one segment whenever
+        // nothing is out (the basic model's rule), with no gap.
+        cfg.sub_packet_pacing = false;
+        let mut u = Sender::new(3 * MSS, &cfg, Cc::HotnetsDctcp(HotnetsDctcp::new(1.0 / 16.0, 0.0, NackDecrease::Mss)));
+        drain(&mut u, 0);
+        u.on_ack(50_000_000, MSS, &NO_SACKS, false, 0);
+        assert_eq!(drain(&mut u, 50_000_000).len(), 1);
+    }
+
+    #[test]
+    fn a_sub_packet_window_grows_by_the_bytes_acknowledged() {
+        // Swift's ai x num_acked with ai = one segment: 300 B + 1000 B acked = 1300 B, where
+        // ns-3's NewReno would add MSS^2 / cwnd = 3333 B for the one segment.
+        let mut w = Window::new(300, MSS, 1);
+        w.ssthresh = 300;
+        w.sub_packet = true;
+        w.increase(MSS);
+        assert_eq!(w.cwnd, 1300);
+        let mut reno = Window::new(300, MSS, 1);
+        (reno.ssthresh, reno.growth) = (300, crate::transport::cc::Growth::Ns3NewReno);
+        reno.increase(MSS);
+        assert_eq!(reno.cwnd, 300 + 3333);
     }
 
     #[test]

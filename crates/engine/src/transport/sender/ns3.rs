@@ -272,7 +272,7 @@ impl Sender {
         if let Some(s) = self.repair.ready.pop_front() {
             return Some(s);
         }
-        let window = self.window.cwnd.min(self.rwnd);
+        let window = self.send_window(now);
         let avail = window.saturating_sub(self.in_flight);
         if avail == 0 {
             self.repair.window_full = true;
@@ -294,7 +294,11 @@ impl Sender {
             return None;
         }
         let len = self.seg_len(seg);
-        Some(self.commit(seg, retx, len, now))
+        let s = self.commit(seg, retx, len, now);
+        if self.parts.is_some() {
+            self.sub_packet_sent(now);
+        }
+        Some(s)
     }
 
     /// `TcpSocketBase::ReTxTimeout`: ssthresh from the flight before the timeout, cwnd one

@@ -4,6 +4,7 @@
 use super::super::cc::{Cc, CongestionControl, Window};
 use super::super::icon::IconPacer;
 use super::super::pacer::{PaceBy, Pacer};
+use super::super::sub_packet::SubPacketPacer;
 use crate::reliability::PacketRto;
 use crate::units::Time;
 
@@ -17,6 +18,8 @@ pub struct WindowParts {
     pub pace_wait: Option<Time>,
     /// Per-packet deadlines instead of the RFC 6298 timer (loss is found by them alone).
     pub packet_rto: Option<PacketRto>,
+    /// Swift's pacing of windows below one segment (`None`: off).
+    pub sub_packet: Option<SubPacketPacer>,
     pub(super) expired: Vec<u64>,
 }
 
