@@ -55,8 +55,10 @@ def test_a_short_rack_run_labels_its_counters_by_service() -> None:
 
 def test_without_a_testbed_run_the_part_is_skipped_with_a_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(production.TESTBED_ENV, raising=False)
+    monkeypatch.setattr("fanin.testbed.netns.unavailable_reason", lambda: "network namespaces need root")
     counters, why = production.testbed_counters()
     assert counters is None and why.startswith("skipped:") and production.TESTBED_ENV in why
+    assert "network namespaces need root" in why
     monkeypatch.setenv(production.TESTBED_ENV, str(tmp_path / "missing"))
     counters, why = production.testbed_counters()
     assert counters is None and "is not a directory" in why
@@ -74,3 +76,25 @@ def test_a_testbed_run_dir_of_millisampler_files_is_read(monkeypatch: pytest.Mon
     found = production.bursts_of(counters)
     # known_host's bursts: bins 2-4, 8 and 18-19.
     assert list(found.bursts["duration_ps"] // 10**9) == [3, 1, 2]
+
+
+def test_the_figure_runs_its_own_testbed_incast_where_the_machine_can(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable
+    from fanin.testbed.netns import unavailable_reason
+
+    why = unavailable_reason() or ebpf_unavailable("millisampler")
+    if why:
+        pytest.skip(why)
+    monkeypatch.delenv(production.TESTBED_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    counters, why = production.testbed_counters()
+    assert why == "" and counters is not None and set(counters["dataset"]) == {"testbed"}
+    # Every host of the run has its counters: the receiver, the router and 8 senders.
+    assert counters["host"].nunique() >= 9
+    found = production.bursts_of(counters)
+    # The receiver sees the 5 incasts as bursts of 8 flows.
+    assert len(found.bursts) >= 5 and found.bursts["flows"].max() >= 8
+    # Kept: a second call reads the same run instead of running again.
+    run_json = (tmp_path / "fanin" / "imc24-testbed" / "testbed.json").stat().st_mtime_ns
+    production.testbed_counters()
+    assert (tmp_path / "fanin" / "imc24-testbed" / "testbed.json").stat().st_mtime_ns == run_json

@@ -6,14 +6,16 @@ Both go through :mod:`fanin.bursts`, the pipeline ``fanin bursts`` runs on the p
 Millisampler dataset, so the same definitions (burst, duration, active flows, ECN and
 retransmission shares) apply to all three sources.
 
-The testbed hook: :func:`testbed_counters` reads the Millisampler JSON files of a testbed
-run directory named by ``$FANIN_IMC24_TESTBED`` (what ``fanin testbed incast --collector
-ebpf -o DIR`` writes); without one it returns no counters and the reason, which the
-figure shows in place of the testbed panel.
+The testbed: :func:`testbed_counters` reads the Millisampler JSON files of a testbed run
+directory named by ``$FANIN_IMC24_TESTBED`` (what ``fanin testbed incast --collector ebpf
+-o DIR`` writes), else of the figure's own run (:func:`own_testbed_run`) where this
+machine can run one; otherwise it returns no counters and the reason, which the figure
+shows in place of the testbed panel.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -51,18 +53,50 @@ def bursts_of(counters: pd.DataFrame) -> Bursts:
     return find(counters[cols].reset_index(drop=True))
 
 
+TESTBED_RUN: dict[str, Any] = {
+    "senders": 8,
+    "bytes_per_sender": 100_000,
+    "bursts": 5,
+    "queue": "fifo",
+    "buffer_bytes": 30_000,
+    "collector": "ebpf",
+}
+"""The incast the figure runs itself when no run is named: 8 kernel-TCP senders answer 5
+requests of 100 KB each through a 100 Mb/s port with a 30 KB FIFO (so bursts drop and
+retransmit), every host counted by the eBPF Millisampler."""
+
+
 def testbed_dir() -> tuple[Path | None, str]:
-    """The testbed run directory to read, or None and why there is none."""
+    """The testbed run directory to read (``$FANIN_IMC24_TESTBED``, else the figure's own
+    run), or None and why there is none."""
     name = os.environ.get(TESTBED_ENV)
     if not name:
-        return None, (
-            f"skipped: no testbed run (set ${TESTBED_ENV} to the directory of a "
-            "`fanin testbed incast --collector ebpf` run; the eBPF collector is not merged yet)"
-        )
+        return own_testbed_run()
     path = Path(name)
     if not path.is_dir():
         return None, f"skipped: ${TESTBED_ENV} = {name} is not a directory"
     return path, ""
+
+
+def own_testbed_run() -> tuple[Path | None, str]:
+    """:data:`TESTBED_RUN` in the namespace testbed, run once and kept in the run cache
+    (a real run is not reproducible, so it is not run again), when this machine allows it
+    (root, namespaces, the eBPF programs built by ``make bpf``)."""
+    from fanin.run_key import default_cache
+    from fanin.testbed import TestbedUnavailable, run_incast
+    from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable
+    from fanin.testbed.netns import unavailable_reason
+
+    why = unavailable_reason() or ebpf_unavailable("millisampler")
+    if why:
+        return None, f"skipped: this machine cannot run the testbed ({why}); set ${TESTBED_ENV} to a run's directory"
+    out = default_cache() / "imc24-testbed"
+    if not (out / "testbed.json").is_file():
+        try:
+            run_incast(out, **TESTBED_RUN)
+        except (TestbedUnavailable, RuntimeError, OSError) as e:
+            return None, f"skipped: the testbed run failed ({e})"
+    return out, ""
 
 
 def testbed_counters() -> tuple[pd.DataFrame | None, str]:
@@ -70,9 +104,23 @@ def testbed_counters() -> tuple[pd.DataFrame | None, str]:
     path, why = testbed_dir()
     if path is None:
         return None, why
+    rate = _bottleneck_rate(path)
+    if (path / "millisampler").is_dir():  # a whole testbed run: its collector's folder
+        path = path / "millisampler"
     try:
         counters = load(path)
     except BurstInputError as e:
         return None, f"skipped: {path}: {e}"
     counters["dataset"] = "testbed"
+    if rate:
+        # The veths record their own 10 Gb/s; a burst is measured against the bottleneck.
+        counters["line_rate_bps"] = rate
     return counters, ""
+
+
+def _bottleneck_rate(run_dir: Path) -> int | None:
+    """A testbed run's bottleneck rate (bits/s) from its ``testbed.json``, if it has one."""
+    try:
+        return int(json.loads((run_dir / "testbed.json").read_text(encoding="utf-8"))["rate_bps"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
