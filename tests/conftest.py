@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,19 @@ def small_fat_tree() -> dict[str, Any]:
 def fanin_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Runs the `fanin` command in a fresh interpreter (as a user would)."""
     return subprocess.run([sys.executable, "-m", "fanin", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def running_testbed(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """`fanin testbed ...` running in its own session (so a test can signal it); whatever it
+    leaves is killed and `fanin testbed clean` removes what it made, even on the unchanged code."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fanin", "testbed", *args], stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    yield proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    fanin_cli("testbed", "clean")
 
 
 def one_line(stderr: str) -> str:

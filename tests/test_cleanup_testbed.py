@@ -10,13 +10,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import fanin_cli
+from conftest import fanin_cli, running_testbed
 from fanin.testbed.netns import unavailable_reason
 from test_cleanup import alive, cmdline, hidden_temps, proc_stat, reaped, until
 
@@ -47,15 +46,7 @@ def capturing(proc: subprocess.Popen[str]) -> dict[int, str]:
 @pytest.fixture
 def incast(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     """`fanin testbed incast` with one sender and 100 bursts 50 ms apart: busy for seconds."""
-    args = ["testbed", "incast", "--senders", "1", "--bursts", "100", "-o", str(tmp_path / "tb")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fanin", *args], stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    yield proc
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
-    fanin_cli("testbed", "clean")  # whatever this test left, on the unchanged code too
+    yield from running_testbed("incast", "--senders", "1", "--bursts", "100", "-o", str(tmp_path / "tb"))
 
 
 def test_killed_run_is_cleaned_up(incast: subprocess.Popen[str], tmp_path: Path) -> None:

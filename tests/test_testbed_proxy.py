@@ -11,14 +11,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from conftest import fanin_cli
+from conftest import fanin_cli, running_testbed
 from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable
 from fanin.testbed.netns import unavailable_reason
 from fanin.testbed.proxy import PROGRAMS, ProxySettings, run_proxy
@@ -67,15 +66,7 @@ def test_proxies_measured_and_incast_recovers_every_byte(tmp_path: Path) -> None
 
 @pytest.fixture
 def proxy_run(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
-    args = ["testbed", "proxy", "--duration", "60", "-o", str(tmp_path / "px")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fanin", *args], stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    yield proc
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
-    fanin_cli("testbed", "clean")
+    yield from running_testbed("proxy", "--duration", "60", "-o", str(tmp_path / "px"))
 
 
 def _loaded(proc: subprocess.Popen[str]) -> bool:

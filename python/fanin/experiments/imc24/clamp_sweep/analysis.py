@@ -5,10 +5,9 @@ large incasts from overflowing slows the small ones."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from fanin.imc24 import analysis
+from fanin.imc24 import analysis, plots
 
 NO_CLAMP = "1GB"
 COLUMNS = ["bct_ms", "drops", "timeouts", "mean_queue", "max_queue"]
@@ -58,21 +57,10 @@ def bct_small_slowed(data) -> bool:
 
 def plot(data):
     t = table(data)
-    panels = (("bct_ms", "BCT (ms)"), ("drops", "drops per burst"), ("timeouts", "timeouts per burst"), ("mean_queue", "mean queue (packets)"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(16, 3.2))
     clamps = sorted(t.index.get_level_values("clamp_kib").unique())
-    for ax, (col, label) in zip(axes, panels, strict=True):
-        for i, c in enumerate(clamps):
-            s = t.xs(c, level="clamp_kib")[col]
-            ax.plot(s.index, s.values, marker="o", ms=3, lw=1, color=f"C{i}", label="no clamp" if c == float("inf") else f"{c:g} KiB")
-        ax.set_xscale("log")
-        ax.set_xlabel("flows (N)")
-        ax.set_ylabel(label)
-        # BCT is never 0; counts and queues often are: linear up to 1, log above.
-        if col == "bct_ms":
-            ax.set_yscale("log")
-        else:
-            ax.set_yscale("symlog", linthresh=1)
-            ax.set_ylim(bottom=0)
-    axes[0].legend(fontsize=6, loc="upper left")
-    return fig
+
+    def lines(col: str):
+        for c in clamps:
+            yield ("no clamp" if c == float("inf") else f"{c:g} KiB"), t.xs(c, level="clamp_kib")[col]
+
+    return plots.over_n(lines)

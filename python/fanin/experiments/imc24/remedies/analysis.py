@@ -7,10 +7,9 @@ what each does in fanin, and the claims check the paper's words."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from fanin.imc24 import analysis
+from fanin.imc24 import analysis, plots
 
 REMEDIES = ["baseline", "static_4KB", "bdp_connections", "scheduled_20", "g_quarter", "remember", "swift_cc", "swift", "swift_delack", "predicted"]
 COLUMNS = ["bct_ms", "drops", "timeouts", "mean_queue", "max_queue", "median_start_cwnd_mss", "max_start_cwnd_mss"]
@@ -38,20 +37,10 @@ def tokens_end_timeouts_1000(data) -> bool:
 
 def plot(data):
     t = table(data)
-    panels = (("bct_ms", "BCT (ms)"), ("drops", "drops per burst"), ("timeouts", "timeouts per burst"), ("mean_queue", "mean queue (packets)"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(16, 3.2))
-    for ax, (col, label) in zip(axes, panels, strict=True):
-        w = t[col].unstack("remedy").reindex(columns=[r for r in REMEDIES if r in t.index.get_level_values("remedy")])
-        for i, remedy in enumerate(w.columns):
-            ax.plot(w.index, w[remedy], marker="o", ms=3, lw=1, color=f"C{i}", label=remedy)
-        ax.set_xscale("log")
-        ax.set_xlabel("flows (N)")
-        ax.set_ylabel(label)
-        # BCT is never 0; counts and queues often are: linear up to 1, log above.
-        if col == "bct_ms":
-            ax.set_yscale("log")
-        else:
-            ax.set_yscale("symlog", linthresh=1)
-            ax.set_ylim(bottom=0)
-    axes[0].legend(fontsize=6, loc="upper left")
-    return fig
+    present = [r for r in REMEDIES if r in t.index.get_level_values("remedy")]
+
+    def lines(col: str):
+        w = t[col].unstack("remedy").reindex(columns=present)
+        return ((remedy, w[remedy]) for remedy in w.columns)
+
+    return plots.over_n(lines)
