@@ -1,0 +1,156 @@
+//! Tests of `calendar.rs`: pop order, bucket widths, skipping quiet stretches.
+
+use super::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[test]
+fn clear_drops_entries_of_every_place() {
+    let mut cal = Calendar::new(4, 3, u64::MAX);
+    // The current bucket, the wheel and the far heap.
+    for (key, v) in [(1, 0), (3, 1), (40, 2), (90, 3), (10_000, 4)] {
+        cal.push(key, v);
+    }
+    assert_eq!(cal.pop(), Some((1, 0)));
+    cal.clear();
+    assert!(cal.is_empty());
+    assert_eq!(cal.pop(), None);
+    // Still usable afterwards, in order.
+    cal.push(20_000, 5);
+    cal.push(5, 6);
+    assert_eq!((cal.pop(), cal.pop(), cal.pop()), (Some((5, 6)), Some((20_000, 5)), None));
+}
+
+#[test]
+fn a_bounded_run_in_steps_moves_the_cursor_and_keeps_the_order() {
+    // Buckets of 16 ps, 8 slots (span 128 ps). A run stepped 10 ps at a time through
+    // a quiet stretch: the cursor follows the clock, entries of the bucket it lands in
+    // (60 and 61 in bucket 3) become the current bucket, far ones (500) move in when the
+    // span reaches them, equal times keep their push order.
+    let mut cal = Calendar::new(4, 3, u64::MAX);
+    for (key, v) in [(2, 0), (61, 1), (60, 2), (60, 3), (500, 4), (500, 5)] {
+        cal.push(key, v);
+    }
+    assert_eq!(cal.pop_until(10), Some((2, 0)));
+    let mut t = 10;
+    let mut got = Vec::new();
+    while t < 600 {
+        while let Some(e) = cal.pop_until(t) {
+            got.push(e);
+        }
+        t += 10;
+        cal.skip_to(t);
+        assert!(cal.cur <= t >> cal.shift, "the cursor never passes the clock");
+        if t == 40 {
+            assert_eq!(cal.cur, 2, "nothing due by 40 ps: the cursor is at the clock's bucket");
+        }
+    }
+    assert_eq!(got, vec![(60, 2), (60, 3), (61, 1), (500, 4), (500, 5)]);
+    assert!(cal.is_empty());
+    // Nothing due before the clock is skipped: an entry of bucket 40 is still pending
+    // when the clock is moved past it, and the cursor stays.
+    cal.push(650, 6);
+    let cur = cal.cur;
+    cal.skip_to(700);
+    assert_eq!((cal.cur, cal.pop()), (cur, Some((650, 6))));
+}
+
+#[test]
+fn pops_in_time_then_push_order() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    // Tiny buckets and wheel so that every path (current bucket, wheel, far) is used.
+    let mut cal = Calendar::new(4, 3, u64::MAX);
+    let mut reference = Vec::new();
+    let mut seq = 0u64;
+    let mut now = 0u64;
+    for round in 0..400 {
+        for _ in 0..rng.gen_range(0..30) {
+            let span = 1u64 << (round % 12);
+            let key = now + rng.gen_range(0..span);
+            cal.push(key, seq);
+            reference.push((key, seq));
+            seq += 1;
+        }
+        reference.sort();
+        for _ in 0..rng.gen_range(0..30) {
+            let Some(got) = cal.pop() else { break };
+            let want = reference.remove(0);
+            assert_eq!(got, want, "round {round}");
+            now = got.0;
+        }
+    }
+    while let Some(got) = cal.pop() {
+        assert_eq!(got, reference.remove(0));
+    }
+    assert!(reference.is_empty());
+}
+
+/// A bounded pop leaves the cursor at or before the limit: what the caller pushes after
+/// it, between the limit and the next entry, still comes out first (it once waited a
+/// revolution of the wheel and came out after later entries).
+#[test]
+fn a_push_after_a_bounded_pop_is_not_behind_the_cursor() {
+    // Buckets of 16 ps, 8 slots: the wheel spans 128 ps.
+    let mut cal = Calendar::new(4, 3, u64::MAX);
+    for (key, v) in [(1, 0), (100, 1), (5_000, 2)] {
+        cal.push(key, v);
+    }
+    assert_eq!(cal.pop_until(10), Some((1, 0)));
+    assert_eq!(cal.pop_until(10), None, "the next entry is at 100");
+    cal.push(40, 3); // the clock stands at 10: 40 is in the future
+    assert_eq!(cal.pop_until(4_000), Some((40, 3)));
+    assert_eq!(cal.pop_until(4_000), Some((100, 1)));
+    assert_eq!(cal.pop_until(4_000), None, "the far entry is past the limit");
+    cal.push(4_001, 4);
+    assert_eq!((cal.pop(), cal.pop(), cal.pop()), (Some((4_001, 4)), Some((5_000, 2)), None));
+}
+
+/// Peeks see the current bucket's next entries in order and `none` past its end, also
+/// after an entry joins the bucket being served.
+#[test]
+fn peeks_stop_at_the_bucket_end() {
+    let mut cal = Calendar::new(10, 4, u64::MAX);
+    for (key, v) in [(5, 50), (3, 30), (7, 70), (2000, 9)] {
+        cal.push(key, v);
+    }
+    assert_eq!(cal.pop(), Some((3, 30)));
+    assert_eq!([0, 1, 2].map(|k| cal.peek_ahead(k)), [50, 70, u64::MAX]);
+    cal.push(6, 60);
+    assert_eq!([0, 1, 2].map(|k| cal.peek_ahead(k)), [50, 60, 70]);
+    cal.pop();
+    assert_eq!([0, 1, 2].map(|k| cal.peek_ahead(k)), [60, 70, u64::MAX]);
+    while cal.pop().is_some() {}
+    assert_eq!(cal.peek_ahead(0), u64::MAX);
+}
+
+/// Widths follow the density both ways, and retuning never changes the pop order.
+#[test]
+fn retunes_to_the_density_and_keeps_the_order() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut cal = Calendar::new(10, 4, u64::MAX);
+    cal.retune_every = 64;
+    let mut reference = std::collections::BTreeSet::new();
+    let (mut now, mut seq) = (0u64, 0u64);
+    let mut shifts = Vec::new();
+    // 300 events pending, microseconds apart, then picoseconds apart, then again far apart.
+    for gap in [1u64 << 20, 1 << 2, 1 << 22] {
+        for _ in 0..20_000 {
+            while reference.len() < 300 {
+                let key = now + rng.gen_range(0..300 * gap);
+                cal.push(key, seq);
+                reference.insert((key, seq));
+                seq += 1;
+            }
+            let got = cal.pop().unwrap();
+            assert_eq!(got, reference.pop_first().unwrap());
+            now = got.0;
+        }
+        shifts.push(cal.shift());
+    }
+    assert!(shifts[0] > 13, "widened for sparse events: {shifts:?}");
+    assert_eq!(shifts[1], 10, "narrowed for dense events: {shifts:?}");
+    assert!(shifts[2] > shifts[1], "widened again: {shifts:?}");
+    while let Some(got) = cal.pop() {
+        assert_eq!(got, reference.pop_first().unwrap());
+    }
+}
