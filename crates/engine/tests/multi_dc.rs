@@ -157,6 +157,29 @@ fn a_short_two_dc_run_completes_and_conserves() {
     assert!(ideal[0] > ideal[2] + 40_000_000 && ideal[1] > ideal[3] + 40_000_000, "{ideal:?}");
 }
 
+/// The artifact runs Uno with `-interEcn`: core-border and WAN queues are built and mark as
+/// the others. Under the `uno` preset the inter ports take the scenario's `[switch.queue]`,
+/// and `[switch.inter_queue]` changes only the fields it names; `hotnets25` keeps its own.
+#[test]
+fn uno_inter_ports_inherit_the_switch_queue() {
+    let phantom = "marking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 10 } }";
+    let marks = |q: &fanin_engine::net::queue::QueueConfig| match &q.marking {
+        MarkingConfig::Dequeue(d) => (q.limit_bytes, d.min, d.max, d.phantom.as_ref().map(|p| p.size_bytes)),
+        m => panic!("{m:?}"),
+    };
+    let expected = (1_000_000, Size::Bytes(448_010), Size::Bytes(13_440_300), Some(22_400_515));
+    let s = spec(&format!("preset = \"uno\"\n[switch.queue]\n{phantom}"));
+    assert_eq!((marks(&s.switch_queue), marks(&s.inter_queue)), (expected, expected));
+    let s = spec(&format!("preset = \"uno\"\n[switch.queue]\n{phantom}\n[switch.inter_queue]\nlimit = \"2240051B\""));
+    assert_eq!(marks(&s.inter_queue), (2_240_051, expected.1, expected.2, expected.3));
+    assert_eq!(s.inter_queue.control, s.switch_queue.control);
+    let s = spec(&format!("preset = \"uno\"\n[switch.queue]\n{phantom}\n[switch.inter_queue]\nmarking = {{ kind = \"none\" }}"));
+    assert_eq!((s.inter_queue.marking.clone(), s.inter_queue.limit_bytes), (MarkingConfig::None, 1_000_000));
+    // HotNets '25: [switch.queue] leaves the inter ports' 49.8 MB buffers alone.
+    let s = spec("preset = \"hotnets25\"\n[switch.queue]\nlimit = \"1MB\"");
+    assert_eq!((s.switch_queue.limit_bytes, s.inter_queue.limit_bytes), (1_000_000, 49_800_000));
+}
+
 #[test]
 fn per_packet_rto_margins_use_each_port_class_queue() {
     // Uno Fig 12: intra ports hold BDP_intra, inter ports 0.1 BDP_inter; RTO margins are

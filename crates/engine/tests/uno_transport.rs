@@ -270,11 +270,11 @@ fn fig3_jain(uno: bool, from: u64, to: u64) -> (f64, Vec<f64>) {
     let (transport, marking) = if uno {
         (
             "cc = \"uno\"\n[transport.uno]\ng = 0.65",
-            "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 5 } }\n\
-             [switch.inter_queue]\nmarking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 5 } }",
+            "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"448010B\", max = \"13440300B\", phantom = { size = \"22400515B\", slowdown = 5 } }",
         )
     } else {
-        ("cc = \"gemini\"\n[transport.gemini]\nt = \"0.1ms\"", "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"250000B\", max = \"750000B\" }")
+        // Gemini runs without the artifact's -interEcn: its inter ports do not mark.
+        ("cc = \"gemini\"\n[transport.gemini]\nt = \"0.1ms\"", "[switch.queue]\nmarking = { kind = \"dequeue_red\", min = \"250000B\", max = \"750000B\" }\n[switch.inter_queue]\nmarking = { kind = \"none\" }")
     };
     let mut flows = String::new();
     for s in ["h0", "h10", "h20", "h30", "h130", "h140", "h150", "h160"] {

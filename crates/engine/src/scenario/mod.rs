@@ -211,7 +211,9 @@ fn switch_queues(cx: &Ctx, spec: &spec::Spec, t: &spec::TopologySpec, packet: u6
     let (sw, inter) = match &t.preset {
         Some(p) => {
             let (sw, inter) = multi_dc::preset_queues(p);
-            (multi_dc::queue_over(spec.switch.queue.as_ref(), sw), Some(multi_dc::queue_over(given_inter, inter)))
+            let sw = multi_dc::queue_over(spec.switch.queue.as_ref(), sw);
+            let inter = multi_dc::queue_over(given_inter, inter.unwrap_or_else(|| sw.clone()));
+            (sw, Some(inter))
         }
         None => (multi_dc::queue_over(spec.switch.queue.as_ref(), spec::QueueSpec::default()), given_inter.cloned()),
     };

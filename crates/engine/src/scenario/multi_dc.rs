@@ -149,18 +149,21 @@ fn dequeue_red(min: &str, max: &str) -> Option<MarkingSpec> {
     Some(MarkingSpec { kind: Some("dequeue_red".into()), min: Some(min.into()), max: Some(max.into()), ..MarkingSpec::default() })
 }
 
-/// A preset's `[switch.queue]` and `[switch.inter_queue]` defaults.
-pub fn preset_queues(preset: &str) -> (QueueSpec, QueueSpec) {
+/// A preset's `[switch.queue]` defaults, and its `[switch.inter_queue]` defaults when they
+/// differ from the scenario's `[switch.queue]` (`None`: the inter ports start from it).
+pub fn preset_queues(preset: &str) -> (QueueSpec, Option<QueueSpec>) {
     if preset == "hotnets25" {
         // HotNets '25 §1: static per-port buffers, ECN at dequeue, trimming everywhere.
         let q = |limit: &str, min: &str, max: &str| QueueSpec { limit: Some(limit.into()), marking: dequeue_red(min, max), trim: Some(true), ..QueueSpec::default() };
-        (q("17.015MB", "33.2KB", "136.95KB"), q("49.8MB", "9.96MB", "39.84MB"))
+        (q("17.015MB", "33.2KB", "136.95KB"), Some(q("49.8MB", "9.96MB", "39.84MB")))
     } else {
         // Uno §0: 1,000,000 B drop-tail data queues; ACKs/NACKs in an unlimited queue served
-        // 20:1. Marking (phantom or physical) is the scenario's to choose.
+        // 20:1. Marking (phantom or physical) is the scenario's to choose. The artifact runs
+        // every Uno experiment with `-interEcn`: the core-border and WAN queues are built
+        // like the others and mark the same way, so the inter ports inherit the scenario's
+        // `[switch.queue]` (Fig. 12 sizes them apart with `[switch.inter_queue]`).
         let control = ControlSpec { limit: Some("unlimited".into()), service: Some("wrr".into()), weight: Some(20) };
-        let q = QueueSpec { limit: Some("1000000B".into()), control: Some(control), ..QueueSpec::default() };
-        (q.clone(), q)
+        (QueueSpec { limit: Some("1000000B".into()), control: Some(control), ..QueueSpec::default() }, None)
     }
 }
 
