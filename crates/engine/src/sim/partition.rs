@@ -1,0 +1,459 @@
+//! A run cut into partitions, one per datacenter of a `multi_dc` topology, that advance in
+//! parallel with conservative synchronisation (issue 23).
+//!
+//! **Lookahead.** A packet started now on a link between two partitions arrives no sooner
+//! than the link's delay later: the shortest such delay, `lookahead`, bounds how far one
+//! partition may run ahead without hearing from the others. The run advances in windows of
+//! `lookahead / WINDOW_DIVISOR`: every partition runs its own events of the window (on its
+//! own thread, or several in turn on one), then at the barrier each hands the packets that
+//! left it over to the partitions they enter, and the next window starts at the earliest
+//! pending event anywhere (quiet stretches are skipped, not stepped through).
+//!
+//! **What each partition owns.** Each is a whole `World` built from the same scenario (so
+//! flow, port and host ids agree) that runs only the events of its own nodes: arrivals at
+//! its nodes, the senders of flows from its hosts (starts, timers, pacing), the receivers of
+//! flows to them (delayed ACKs). A flow across datacenters is split: its sender half lives
+//! in the source's world, its receiver half in the destination's; no field is written by
+//! both. Counters and records are per partition and merged at the end (sums, maxima, each
+//! flow's halves joined), so nothing is shared while the partitions run.
+//!
+//! **A link between partitions** (A to B) is run by A exactly as a one-world run does: its
+//! queue, transmitter and wire with their arrival events, including the lazy start of the
+//! next packet when the wire empties. Each packet it puts on that wire is also sent to B with
+//! its arrival time; B keeps its own copy of the wire and runs the arrival at its node.
+//! A's copy of the arrival only looks at the queue (`REMOTE`): it is not counted.
+//!
+//! **Order.** Within a partition, events of one instant run in the order they were
+//! scheduled, as in a one-world run. A packet entering B is scheduled there at the window's
+//! barrier, after everything B ran in the window, or, if an earlier packet of the same link
+//! is still on B's copy of the wire, when that one arrives (as in a one-world run). Packets
+//! entering at one barrier are scheduled by source partition, then in the order they
+//! started. The run is the same for any number of threads: partitions only meet at
+//! barriers, whose times depend on the scenario alone. It differs from a one-world run only
+//! if an arrival across partitions ties to the picosecond with an event of the receiving
+//! partition that was itself scheduled more than `lookahead - window` ahead (a timer) and
+//! the two touch the same state; no catalog scenario has one (docs/performance.md).
+
+use super::flow::Flow;
+use super::world::{World, REMOTE};
+use crate::des::{Event, EventKind};
+use crate::ids::PortId;
+use crate::packet::{Packet, PacketKind, PacketRef, NIL};
+use crate::topology::NO_DC;
+use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
+use crate::units::Time;
+
+/// Windows are this fraction of the lookahead: a packet entering a partition is scheduled
+/// at least `lookahead - window` before it arrives (see the module's note on order).
+const WINDOW_DIVISOR: u64 = 2;
+
+/// Links between datacenters shorter than this make windows too short to pay for their
+/// barriers: such a run stays one partition.
+const MIN_LOOKAHEAD_PS: Time = 1_000_000;
+
+/// A packet that left a partition: it arrives at the far end of `port` at `at`.
+pub(super) struct Crossing {
+    at: Time,
+    port: u32,
+    pkt: Packet,
+    /// An ACK's SACK blocks beyond the first (kept beside the packet, by slot).
+    sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>,
+}
+
+/// What a partition's world knows of the cut.
+pub(super) struct Side {
+    /// Per port: it runs here and leads to another partition.
+    leaves: Vec<bool>,
+    /// Packets put on such links since the last barrier, in the order they started.
+    outbox: Vec<Crossing>,
+    /// Arrivals seen here at another partition's node (that partition's copy counts).
+    remote_arrivals: u64,
+}
+
+/// How a run is cut.
+pub struct Plan {
+    part_of_node: Vec<u32>,
+    parts: usize,
+    lookahead: Time,
+}
+
+impl Plan {
+    fn part_of_port(&self, w: &World, port: usize) -> usize {
+        self.part_of_node[w.ports[port].to.idx()] as usize
+    }
+
+    fn sender_part(&self, w: &World, f: &Flow) -> usize {
+        self.part_of_node[w.topo.hosts[f.src.idx()].idx()] as usize
+    }
+
+    fn receiver_part(&self, w: &World, f: &Flow) -> usize {
+        self.part_of_node[w.topo.hosts[f.dst.idx()].idx()] as usize
+    }
+}
+
+/// One partition per datacenter (nodes outside every datacenter, such as backbone routers,
+/// join the first), or why the run stays whole.
+pub fn plan(w: &World) -> Result<Plan, String> {
+    let Some(top) = w.topo.nodes.iter().map(|n| n.dc).filter(|&d| d != NO_DC).max() else {
+        return Err("the topology has no datacenters".into());
+    };
+    let parts = top as usize + 1;
+    if parts < 2 {
+        return Err("the topology has one datacenter".into());
+    }
+    if let Some(what) = unsupported(w) {
+        return Err(format!("{what} are not partitioned yet"));
+    }
+    let part_of_node: Vec<u32> = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
+    let mut lookahead = Time::MAX;
+    for (id, port) in w.topo.ports() {
+        if part_of_node[port.from.idx()] == part_of_node[port.to.idx()] {
+            continue;
+        }
+        if w.node_host[port.from.idx()] != super::world::NOT_A_HOST || w.node_host[port.to.idx()] != super::world::NOT_A_HOST {
+            return Err(format!("link {} joins a host to another datacenter", w.topo.port_name(id)));
+        }
+        lookahead = lookahead.min(port.delay_ps);
+    }
+    if lookahead < MIN_LOOKAHEAD_PS {
+        return Err(format!("links between datacenters are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
+    }
+    Ok(Plan { part_of_node, parts, lookahead })
+}
+
+/// The first feature of the run that partitions cannot hold yet (each keeps global state
+/// or global timers), if any.
+fn unsupported(w: &World) -> Option<&'static str> {
+    let checks = [
+        (w.queue_series.is_some() || w.rate_series.is_some() || w.windows.is_some(), "[record] queue, rate and window series"),
+        (w.host_counters.is_some() || w.queue_events.is_some(), "[record] hosts and queue_events"),
+        (!w.rpcs.is_empty(), "request/response workloads"),
+        (!w.poisson.is_empty(), "Poisson workloads"),
+        (w.measure.is_some(), "[measure] windows"),
+        (w.receiver_policy.is_some(), "receiver policies"),
+        (w.shared.is_some(), "shared switch buffers"),
+        (w.has_relays || !w.proxy_turns.is_empty() || w.flows.iter().any(|f| f.feeds != super::flow::NO_FLOW), "proxies"),
+        (w.transport.icon.is_some(), "ICON"),
+        (w.transport.erasure.is_some(), "erasure-coded flows"),
+    ];
+    checks.into_iter().find(|c| c.0).map(|c| c.1)
+}
+
+/// Makes `w` (built from the whole scenario) partition `me`: it keeps the events of its own
+/// flows and marks the links that leave it.
+fn own(w: &mut World, me: usize, plan: &Plan) {
+    let mut leaves = vec![false; w.ports.len()];
+    for (id, port) in w.topo.ports() {
+        let from = plan.part_of_node[port.from.idx()] as usize;
+        if from == me && plan.part_of_node[port.to.idx()] as usize != me {
+            leaves[id.idx()] = true;
+            w.node_host[port.to.idx()] = REMOTE;
+        }
+    }
+    let senders: Vec<usize> = w.flows.iter().map(|f| plan.sender_part(w, f)).collect();
+    let mut starts = 0;
+    w.sched.retain(|_, ev| {
+        assert_eq!(ev.kind(), EventKind::FlowStart, "a partitioned run schedules only flow starts before it runs");
+        let mine = senders[ev.index() as usize] == me;
+        starts += mine as u64;
+        mine
+    });
+    w.pending_starts = starts;
+    // Every transmission looks whether its link leaves the partition (`leave_partition`).
+    w.nic_work = true;
+    w.intercept = true;
+    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0 }));
+}
+
+impl World {
+    /// A packet starts on `port` (from `transmit`): if the link leaves the partition, the
+    /// far side gets a copy with its arrival time.
+    pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
+        let Some(side) = self.partition.as_mut() else { return };
+        if !side.leaves[port.idx()] {
+            return;
+        }
+        let p = &self.ports[port.idx()];
+        let pkt = *self.pool.get(r);
+        let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
+        side.outbox.push(Crossing { at: p.busy_until + p.delay_ps, port: port.0, pkt, sacks });
+    }
+
+    /// This partition's copy of an arrival at another partition's node: it has looked at the
+    /// link's queue (in `arrive`); the packet is the other side's now.
+    pub(super) fn remote_arrival(&mut self, r: PacketRef, bytes: u64) {
+        self.pool.free(r);
+        self.delivered_bytes -= bytes;
+        if let Some(side) = self.partition.as_mut() {
+            side.remote_arrivals += 1;
+        }
+    }
+
+    /// A packet from another partition joins this partition's copy of its link's wire.
+    fn enter(&mut self, c: &Crossing) {
+        let pkt = Packet { next: NIL, arrive_at: 0, ..c.pkt };
+        let r = self.pool.alloc(pkt);
+        if let Some(extra) = c.sacks {
+            if r as usize >= self.sack_extra.len() {
+                self.sack_extra.resize(r as usize + 1, Default::default());
+            }
+            self.sack_extra[r as usize] = extra;
+        }
+        let p = &mut self.ports[c.port as usize];
+        let (tail, to) = (p.wire.tail, p.to);
+        if tail != NIL {
+            // The wire's arrival chain: each packet holds the next one's arrival.
+            self.pool.get_mut(tail).arrive_at = c.at;
+        }
+        p.wire.push(&mut self.pool, r);
+        self.route_ahead(to, r);
+        if tail == NIL {
+            self.sched.at(c.at, Event::arrival(c.port, r));
+        }
+    }
+
+    /// Starts every packet due by `last` on the links leaving the partition (they may not
+    /// wait for a later look, which the far side needs before they arrive); returns when the
+    /// next one is due to start.
+    fn start_leaving(&mut self, last: Time) -> Option<Time> {
+        let leaving: Vec<usize> = {
+            let side = self.partition.as_ref()?;
+            (0..side.leaves.len()).filter(|&i| side.leaves[i]).collect()
+        };
+        let mut next = None::<Time>;
+        for i in leaving {
+            self.catch_up(PortId::from(i), last);
+            let p = &self.ports[i];
+            if !p.queue.is_empty() {
+                next = Some(next.map_or(p.busy_until, |t| t.min(p.busy_until)));
+            }
+        }
+        next
+    }
+}
+
+/// A run in partitions.
+pub struct Partitioned {
+    parts: Vec<World>,
+    plan: Plan,
+    threads: usize,
+    window: Time,
+    /// The current window's last instant (inclusive), once it is open.
+    last: Option<Time>,
+    /// When the earliest packet waiting on a link between partitions starts.
+    next_leaving: Option<Time>,
+    end: Time,
+    /// Windows run, and the events of the busiest partition in each, summed: the events
+    /// a run on as many threads as partitions waits for (its speed-up is at most
+    /// all events over these).
+    pub windows: u64,
+    pub critical_events: u64,
+}
+
+impl Partitioned {
+    /// `build` makes a whole world from the scenario (called once per partition); `first` is
+    /// one it already made.
+    pub fn new(first: World, plan: Plan, threads: usize, build: impl Fn() -> Result<World, crate::ScenarioError>) -> Result<Self, crate::ScenarioError> {
+        let end = first.duration.unwrap_or(first.max_duration);
+        let mut parts = vec![first];
+        for _ in 1..plan.parts {
+            parts.push(build()?);
+        }
+        for (me, w) in parts.iter_mut().enumerate() {
+            own(w, me, &plan);
+        }
+        let window = (plan.lookahead / WINDOW_DIVISOR).max(1);
+        Ok(Partitioned { parts, plan, threads, window, last: None, next_leaving: None, end, windows: 0, critical_events: 0 })
+    }
+
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// The first partition's world (its scenario-wide fields are every partition's).
+    pub fn first(&self) -> &World {
+        &self.parts[0]
+    }
+
+    /// Events run so far in all partitions.
+    pub fn events(&self) -> u64 {
+        self.parts.iter().map(|w| w.sched.events).sum()
+    }
+
+    /// The latest clock of the partitions.
+    pub fn now(&self) -> Time {
+        self.parts.iter().map(|w| w.sched.now()).max().unwrap_or(0)
+    }
+
+    /// Runs up to `limit` (inclusive) or the end; true when the run is over.
+    pub fn run_until(&mut self, limit: Time) -> bool {
+        loop {
+            let last = match self.last {
+                Some(last) => last,
+                None => match self.next_start() {
+                    Some(t) => *self.last.insert(t.saturating_add(self.window - 1)),
+                    None => {
+                        // Nothing left anywhere: every wire is empty, so nothing waits to start.
+                        self.parts.iter_mut().for_each(|w| w.catch_up_all());
+                        return true;
+                    }
+                },
+            };
+            let stop = last.min(limit).min(self.end);
+            let before: Vec<u64> = self.parts.iter().map(|w| w.sched.events).collect();
+            self.run_parts(stop);
+            self.critical_events += self.parts.iter().zip(before).map(|(w, b)| w.sched.events - b).max().unwrap_or(0);
+            if stop >= self.end {
+                for w in &mut self.parts {
+                    w.catch_up_all();
+                    w.sched.advance_to(self.end);
+                }
+                return true;
+            }
+            if stop < last {
+                self.parts.iter_mut().for_each(|w| w.sched.advance_to(stop));
+                return false;
+            }
+            self.exchange(last);
+            self.windows += 1;
+            self.last = None;
+        }
+    }
+
+    /// When the next window starts: the earliest event or start on a leaving link anywhere.
+    fn next_start(&self) -> Option<Time> {
+        self.parts.iter().filter_map(|w| w.sched.next_time()).chain(self.next_leaving).min()
+    }
+
+    /// Every partition runs its events due by `stop`, spread over the threads (partition
+    /// `i` on thread `i mod threads`; threads beyond the partitions are not started).
+    fn run_parts(&mut self, stop: Time) {
+        // Threads only for partitions with something to do (a quiet stretch, or a run in
+        // short steps, would otherwise start threads for nothing).
+        let busy: Vec<bool> = self.parts.iter().map(|w| w.sched.next_time().is_some_and(|t| t <= stop)).collect();
+        let threads = self.threads.min(busy.iter().filter(|&&b| b).count());
+        if threads <= 1 {
+            self.parts.iter_mut().for_each(|w| w.run_events(stop));
+            return;
+        }
+        let mut groups: Vec<Vec<&mut World>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, w) in self.parts.iter_mut().enumerate().filter(|(i, _)| busy[*i]) {
+            groups[i % threads].push(w);
+        }
+        std::thread::scope(|s| {
+            let mut groups = groups.into_iter();
+            let here = groups.next().expect("at least one thread");
+            for group in groups {
+                s.spawn(move || group.into_iter().for_each(|w| w.run_events(stop)));
+            }
+            here.into_iter().for_each(|w| w.run_events(stop));
+        });
+    }
+
+    /// The barrier at the end of the window ending at `last`: packets that left a partition
+    /// enter the one they go to, by source partition, then in the order they started.
+    fn exchange(&mut self, last: Time) {
+        let mut next = None::<Time>;
+        let mut bags = Vec::with_capacity(self.parts.len());
+        for w in &mut self.parts {
+            next = [next, w.start_leaving(last)].into_iter().flatten().min();
+            bags.push(std::mem::take(&mut w.partition.as_mut().expect("a partition").outbox));
+        }
+        self.next_leaving = next;
+        for bag in &bags {
+            for c in bag {
+                let to = self.plan.part_of_port(&self.parts[0], c.port as usize);
+                self.parts[to].enter(c);
+            }
+        }
+        // The bags' storage goes back, so a long run does not allocate at every barrier.
+        for (w, mut bag) in self.parts.iter_mut().zip(bags) {
+            bag.clear();
+            w.partition.as_mut().expect("a partition").outbox = bag;
+        }
+    }
+
+    /// Bytes injected, delivered, dropped and in flight over all partitions (a link between
+    /// partitions counted once, on its sender's side).
+    pub fn conservation(&self) -> super::Conservation {
+        let mut total = super::Conservation::default();
+        for (me, w) in self.parts.iter().enumerate() {
+            total.injected += w.injected_bytes;
+            total.delivered += w.delivered_bytes;
+            total.dropped += w.dropped_bytes;
+            for (i, p) in w.ports.iter().enumerate() {
+                if self.plan.part_of_node[w.topo.port(PortId::from(i)).from.idx()] as usize == me {
+                    total.in_flight += p.queue.backlog.bytes + p.queue.control_backlog().bytes + p.wire_bytes(&w.pool);
+                }
+            }
+        }
+        total
+    }
+
+    /// One world holding the run's outcome: each port from the partition that ran it, each
+    /// flow's sender half from its source's and receiver half from its destination's, the
+    /// counters summed. Only for results: its packets are not its own.
+    pub fn merge(self) -> World {
+        let Partitioned { mut parts, plan, .. } = self;
+        let remote: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.remote_arrivals)).sum();
+        let mut rest = parts.split_off(1);
+        let mut w = parts.pop().expect("a first partition");
+        for i in 0..w.ports.len() {
+            let from = plan.part_of_node[w.topo.port(PortId::from(i)).from.idx()] as usize;
+            if from != 0 {
+                std::mem::swap(&mut w.ports[i], &mut rest[from - 1].ports[i]);
+            }
+        }
+        for f in 0..w.flows.len() {
+            let (s, d) = (plan.sender_part(&w, &w.flows[f]), plan.receiver_part(&w, &w.flows[f]));
+            if s != 0 {
+                std::mem::swap(&mut w.flows[f], &mut rest[s - 1].flows[f]);
+            }
+            if d != s {
+                // Partition 0's own copy went to `rest[s - 1]` in the swap above.
+                let other = if d == 0 { &mut rest[s - 1].flows[f] } else { &mut rest[d - 1].flows[f] };
+                take_receiver(&mut w.flows[f], other);
+            }
+        }
+        let mut events = w.sched.events;
+        let mut now = w.sched.now();
+        let mut any_done = w.done;
+        for o in &rest {
+            events += o.sched.events;
+            now = now.max(o.sched.now());
+            any_done |= o.done;
+            w.packet_hops += o.packet_hops;
+            w.injected_bytes += o.injected_bytes;
+            w.delivered_bytes += o.delivered_bytes;
+            w.dropped_bytes += o.dropped_bytes;
+            w.active_flows += o.active_flows;
+            w.pending_starts += o.pending_starts;
+            w.pending_arrivals += o.pending_arrivals;
+            w.last_activity = w.last_activity.max(o.last_activity);
+            for (mine, theirs) in w.incasts.iter_mut().zip(&o.incasts) {
+                mine.finished_flows += theirs.finished_flows;
+                mine.last_finish = mine.last_finish.max(theirs.last_finish);
+                mine.last_delivery = mine.last_delivery.max(theirs.last_delivery);
+            }
+        }
+        w.sched.events = events - remote;
+        w.packet_hops -= remote;
+        w.sched.advance_to(now);
+        // As a whole run's flag: set when a flow finished with nothing left to do.
+        w.done = any_done && !w.has_work();
+        w.partition = None;
+        w
+    }
+}
+
+/// Moves a flow's receiver half (what its destination's partition wrote) into `into`.
+fn take_receiver(into: &mut Flow, from: &mut Flow) {
+    std::mem::swap(&mut into.receiver, &mut from.receiver);
+    std::mem::swap(&mut into.erasure, &mut from.erasure);
+    into.recv_done = from.recv_done;
+    into.nacks_sent = from.nacks_sent;
+    into.last_bin_dst = from.last_bin_dst;
+    into.dack_armed = from.dack_armed;
+    into.dack_gen = from.dack_gen;
+    into.dack_ts = from.dack_ts;
+}
