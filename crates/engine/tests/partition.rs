@@ -140,3 +140,45 @@ fn probe_a_scenario() {
         }
     }
 }
+
+#[test]
+fn poisson_arrivals_across_dcs() {
+    // Open-loop flows between any hosts of both DCs (half of them across the WAN): every
+    // partition draws the same arrivals; the sender's starts each.
+    let toml = two_dcs(
+        "[[workload]]\nkind = \"poisson\"\nload = 0.3\nsizes = \"websearch_dctcp2010_cdf.txt\"\nstop = \"10ms\"\n",
+    );
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    let Column::U32(src) = column(&r, "flows", "src") else { panic!() };
+    let Column::U32(dst) = column(&r, "flows", "dst") else { panic!() };
+    let across = src.iter().zip(&dst).filter(|(s, d)| (**s < 16) != (**d < 16)).count();
+    assert!(src.len() > 40 && across > 10, "{} flows, {across} across", src.len());
+}
+
+#[test]
+fn three_dcs_over_backbone_routers_on_fewer_threads_than_partitions() {
+    // HotNets' backbone: routers outside every DC join the first partition; three
+    // partitions share two threads.
+    let mut wl = String::new();
+    for (src, dst) in [(0, 16), (16, 32), (32, 0), (1, 33), (17, 2), (3, 4)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"200KB\"\n");
+    }
+    let toml = format!(
+        "[topology]\nkind = \"multi_dc\"\ndcs = 3\nfabric = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n\
+         interconnect = \"backbone\"\nrouters = 2\nhost_link = {{ rate = \"10Gbps\", delay = \"1us\" }}\n\
+         long_haul_link = {{ rate = \"40Gbps\", delay = \"50us\" }}\n{wl}[record]\nflows = true\n"
+    );
+    let r = same_for_every_thread_count(&spec(&toml), 3);
+    assert_eq!(column(&r, "flows", "completed"), Column::Bool(vec![true; 6]));
+}
+
+#[test]
+fn what_cannot_be_cut_runs_whole_and_says_why() {
+    let sampled = two_dcs("[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h16\"\nbytes = \"10KB\"\n")
+        .replace("flows = true\n", "flows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n");
+    let sim = Simulation::with_threads(&spec(&sampled), 2).unwrap();
+    assert_eq!(sim.partitions(), 1);
+    assert_eq!(sim.whole_because(), Some("[record] queue, rate and window series are not partitioned yet"));
+    let e = Simulation::with_threads(&spec(&sampled), 0).err().expect("0 threads");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("threads", "must be at least 1"));
+}

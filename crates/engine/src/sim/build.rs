@@ -269,6 +269,9 @@ impl World {
     }
 
     fn schedule_start(&mut self, f: FlowId) {
+        if !self.starts_here(f) {
+            return;
+        }
         self.pending_starts += 1;
         self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
     }

@@ -9,6 +9,10 @@
 //! left it over to the partitions they enter, and the next window starts at the earliest
 //! pending event anywhere (quiet stretches are skipped, not stepped through).
 //!
+//! **Arrivals.** An open-loop Poisson workload does not depend on the network: every
+//! partition draws the same arrivals from the same stream and adds the same flows (so ids
+//! agree), and only the sender's partition starts each.
+//!
 //! **What each partition owns.** Each is a whole `World` built from the same scenario (so
 //! flow, port and host ids agree) that runs only the events of its own nodes: arrivals at
 //! its nodes, the senders of flows from its hosts (starts, timers, pacing), the receivers of
@@ -68,6 +72,11 @@ pub(super) struct Side {
     outbox: Vec<Crossing>,
     /// Arrivals seen here at another partition's node (that partition's copy counts).
     remote_arrivals: u64,
+    /// This partition, and each host's.
+    me: u32,
+    part_of_host: Vec<u32>,
+    /// Poisson arrivals drawn here that partition 0 draws too (counted once, there).
+    replicas: u64,
 }
 
 /// How a run is cut.
@@ -128,7 +137,6 @@ fn unsupported(w: &World) -> Option<&'static str> {
         (w.queue_series.is_some() || w.rate_series.is_some() || w.windows.is_some(), "[record] queue, rate and window series"),
         (w.host_counters.is_some() || w.queue_events.is_some(), "[record] hosts and queue_events"),
         (!w.rpcs.is_empty(), "request/response workloads"),
-        (!w.poisson.is_empty(), "Poisson workloads"),
         (w.measure.is_some(), "[measure] windows"),
         (w.receiver_policy.is_some(), "receiver policies"),
         (w.shared.is_some(), "shared switch buffers"),
@@ -152,20 +160,37 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     }
     let senders: Vec<usize> = w.flows.iter().map(|f| plan.sender_part(w, f)).collect();
     let mut starts = 0;
-    w.sched.retain(|_, ev| {
-        assert_eq!(ev.kind(), EventKind::FlowStart, "a partitioned run schedules only flow starts before it runs");
-        let mine = senders[ev.index() as usize] == me;
-        starts += mine as u64;
-        mine
+    w.sched.retain(|_, ev| match ev.kind() {
+        EventKind::FlowStart => {
+            let mine = senders[ev.index() as usize] == me;
+            starts += mine as u64;
+            mine
+        }
+        // Every partition draws the same Poisson arrivals.
+        EventKind::Arrival => true,
+        k => unreachable!("a partitioned run schedules no {k:?} before it runs"),
     });
     w.pending_starts = starts;
     // Every transmission looks whether its link leaves the partition (`leave_partition`).
     w.nic_work = true;
     w.intercept = true;
-    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0 }));
+    let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
+    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0 }));
 }
 
 impl World {
+    /// Whether flow `f` starts in this world: its sender's partition, or a whole run.
+    pub(super) fn starts_here(&self, f: crate::ids::FlowId) -> bool {
+        self.partition.as_ref().is_none_or(|s| s.part_of_host[self.flows[f.idx()].src.idx()] == s.me)
+    }
+
+    /// A Poisson arrival: drawn in every partition, counted in the first only.
+    pub(super) fn replicated_arrival(&mut self) {
+        if let Some(side) = self.partition.as_mut().filter(|s| s.me != 0) {
+            side.replicas += 1;
+        }
+    }
+
     /// A packet starts on `port` (from `transmit`): if the link leaves the partition, the
     /// far side gets a copy with its arrival time.
     pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
@@ -395,7 +420,9 @@ impl Partitioned {
     /// counters summed. Only for results: its packets are not its own.
     pub fn merge(self) -> World {
         let Partitioned { mut parts, plan, .. } = self;
+        // Copies: arrivals at another partition's node, and Poisson arrivals drawn by all.
         let remote: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.remote_arrivals)).sum();
+        let replicas: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.replicas)).sum();
         let mut rest = parts.split_off(1);
         let mut w = parts.pop().expect("a first partition");
         for i in 0..w.ports.len() {
@@ -428,7 +455,7 @@ impl Partitioned {
             w.dropped_bytes += o.dropped_bytes;
             w.active_flows += o.active_flows;
             w.pending_starts += o.pending_starts;
-            w.pending_arrivals += o.pending_arrivals;
+            // `pending_arrivals`: every partition draws the same arrivals (not summed).
             w.last_activity = w.last_activity.max(o.last_activity);
             for (mine, theirs) in w.incasts.iter_mut().zip(&o.incasts) {
                 mine.finished_flows += theirs.finished_flows;
@@ -436,7 +463,7 @@ impl Partitioned {
                 mine.last_delivery = mine.last_delivery.max(theirs.last_delivery);
             }
         }
-        w.sched.events = events - remote;
+        w.sched.events = events - remote - replicas;
         w.packet_hops -= remote;
         w.sched.advance_to(now);
         // As a whole run's flag: set when a flow finished with nothing left to do.
