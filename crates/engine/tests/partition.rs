@@ -182,3 +182,18 @@ fn what_cannot_be_cut_runs_whole_and_says_why() {
     let e = Simulation::with_threads(&spec(&sampled), 0).err().expect("0 threads");
     assert_eq!((e.path.as_str(), e.message.as_str()), ("threads", "must be at least 1"));
 }
+
+#[test]
+fn erasure_coded_flows_across_dcs() {
+    // UnoRC's blocks: the receiver's side in one partition, the sender's parity-NACK
+    // handling in the other; drops into 8-packet queues make parity NACKs.
+    let mut wl = String::new();
+    for (src, dst) in [(0, 20), (1, 20), (2, 20), (3, 20), (16, 4), (17, 4)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"500KB\"\n");
+    }
+    let toml = two_dcs(&format!("[switch.queue]\nlimit = \"8pkt\"\n[routing]\nlb = \"spray\"\n[transport]\nrecovery = \"basic\"\n[transport.erasure]\n{wl}"));
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    assert!(r.table("erasure").unwrap().rows() > 0, "some flows must be coded");
+    let nacks = r.summary.iter().find(|x| x.0 == "parity_nacks").unwrap().1;
+    assert!(nacks > 0.0, "drops must make parity NACKs");
+}

@@ -142,7 +142,6 @@ fn unsupported(w: &World) -> Option<&'static str> {
         (w.shared.is_some(), "shared switch buffers"),
         (w.has_relays || !w.proxy_turns.is_empty() || w.flows.iter().any(|f| f.feeds != super::flow::NO_FLOW), "proxies"),
         (w.transport.icon.is_some(), "ICON"),
-        (w.transport.erasure.is_some(), "erasure-coded flows"),
     ];
     checks.into_iter().find(|c| c.0).map(|c| c.1)
 }
@@ -473,10 +472,16 @@ impl Partitioned {
     }
 }
 
-/// Moves a flow's receiver half (what its destination's partition wrote) into `into`.
+/// Moves a flow's receiver half (what its destination's partition wrote) into `into`. An
+/// erasure-coded flow's blocks are the receiver's, but for the parity NACKs its sender
+/// acted on.
 fn take_receiver(into: &mut Flow, from: &mut Flow) {
     std::mem::swap(&mut into.receiver, &mut from.receiver);
+    let acted = into.erasure.as_ref().map(|e| e.nacks_acted);
     std::mem::swap(&mut into.erasure, &mut from.erasure);
+    if let (Some(e), Some(acted)) = (into.erasure.as_mut(), acted) {
+        e.nacks_acted = acted;
+    }
     into.recv_done = from.recv_done;
     into.nacks_sent = from.nacks_sent;
     into.last_bin_dst = from.last_bin_dst;
