@@ -129,7 +129,8 @@ fn probe_a_scenario() {
         let mut sim = sim;
         while !sim.run_until(u64::MAX - 1) {}
         if let Some(b) = sim.partition_balance() {
-            eprintln!("  windows, events, critical events: {b:?}: at most {:.2}x", b.1 as f64 / b.2 as f64);
+            let (e, c) = (b.events as f64 / b.critical_events as f64, b.cpu_ns as f64 / b.critical_cpu_ns as f64);
+            eprintln!("  {b:?}: at most {e:.2}x by events, {c:.2}x by CPU time");
         }
         let r = run(sim, 0);
         let hops = r.summary.iter().find(|x| x.0 == "packet_hops").unwrap().1;

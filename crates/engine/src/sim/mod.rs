@@ -7,7 +7,7 @@ mod erasure;
 mod flow;
 mod icon;
 pub mod memory;
-mod partition;
+pub mod partition;
 mod proxy;
 mod receiver_policy;
 mod results;
@@ -31,7 +31,7 @@ pub struct Simulation {
     /// one thread was asked for).
     whole_because: Option<String>,
     /// A finished partitioned run's `partition_balance`.
-    balance: Option<(u64, u64, u64)>,
+    balance: Option<partition::Balance>,
 }
 
 enum Engine {
@@ -79,11 +79,10 @@ impl Simulation {
         }
     }
 
-    /// A partitioned run so far: (windows, events, events of the busiest partition of each
-    /// window summed); `None` for a whole run.
-    pub fn partition_balance(&self) -> Option<(u64, u64, u64)> {
+    /// How evenly a partitioned run's work falls over its partitions (`None`: a whole run).
+    pub fn partition_balance(&self) -> Option<partition::Balance> {
         match &self.engine {
-            Engine::Parts(p) => Some((p.windows, p.events(), p.critical_events)),
+            Engine::Parts(p) => Some(p.balance()),
             _ => self.balance,
         }
     }
@@ -104,7 +103,7 @@ impl Simulation {
         if done && matches!(self.engine, Engine::Parts(_)) {
             if let Engine::Parts(p) = std::mem::replace(&mut self.engine, Engine::Merging) {
                 let kept = p.conservation();
-                self.balance = Some((p.windows, p.events(), p.critical_events));
+                self.balance = Some(p.balance());
                 self.engine = Engine::Merged(p.merge(), kept);
             }
         }

@@ -77,6 +77,8 @@ pub(super) struct Side {
     part_of_host: Vec<u32>,
     /// Poisson arrivals drawn here that partition 0 draws too (counted once, there).
     replicas: u64,
+    /// CPU time the partition's thread spent on its events in the last window (ns).
+    window_cpu_ns: u64,
 }
 
 /// How a run is cut.
@@ -174,7 +176,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0 }));
+    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, window_cpu_ns: 0 }));
 }
 
 impl World {
@@ -210,6 +212,15 @@ impl World {
         self.delivered_bytes -= bytes;
         if let Some(side) = self.partition.as_mut() {
             side.remote_arrivals += 1;
+        }
+    }
+
+    /// Runs the partition's events due by `stop`, timing its thread's CPU.
+    fn run_window(&mut self, stop: Time) {
+        let t0 = thread_cpu_ns();
+        self.run_events(stop);
+        if let Some(side) = self.partition.as_mut() {
+            side.window_cpu_ns = thread_cpu_ns() - t0;
         }
     }
 
@@ -270,8 +281,20 @@ pub struct Partitioned {
     /// Windows run, and the events of the busiest partition in each, summed: the events
     /// a run on as many threads as partitions waits for (its speed-up is at most
     /// all events over these).
+    balance: Balance,
+}
+
+/// How evenly a partitioned run's work falls: windows run; events in all partitions and
+/// those of the busiest partition of each window, summed; the same in CPU time (ns). All
+/// over busiest is the speed-up as many free cores as partitions could give, barriers
+/// aside (the CPU figures are measured whatever else loads the machine).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Balance {
     pub windows: u64,
+    pub events: u64,
     pub critical_events: u64,
+    pub cpu_ns: u64,
+    pub critical_cpu_ns: u64,
 }
 
 impl Partitioned {
@@ -287,7 +310,7 @@ impl Partitioned {
             own(w, me, &plan);
         }
         let window = (plan.lookahead / WINDOW_DIVISOR).max(1);
-        Ok(Partitioned { parts, plan, threads, window, last: None, next_leaving: None, end, windows: 0, critical_events: 0 })
+        Ok(Partitioned { parts, plan, threads, window, last: None, next_leaving: None, end, balance: Balance::default() })
     }
 
     pub fn parts(&self) -> usize {
@@ -299,9 +322,9 @@ impl Partitioned {
         &self.parts[0]
     }
 
-    /// Events run so far in all partitions.
-    pub fn events(&self) -> u64 {
-        self.parts.iter().map(|w| w.sched.events).sum()
+    /// The run's balance so far.
+    pub fn balance(&self) -> Balance {
+        Balance { events: self.parts.iter().map(|w| w.sched.events).sum(), ..self.balance }
     }
 
     /// The latest clock of the partitions.
@@ -326,7 +349,10 @@ impl Partitioned {
             let stop = last.min(limit).min(self.end);
             let before: Vec<u64> = self.parts.iter().map(|w| w.sched.events).collect();
             self.run_parts(stop);
-            self.critical_events += self.parts.iter().zip(before).map(|(w, b)| w.sched.events - b).max().unwrap_or(0);
+            self.balance.critical_events += self.parts.iter().zip(before).map(|(w, b)| w.sched.events - b).max().unwrap_or(0);
+            let cpu = self.parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.window_cpu_ns));
+            self.balance.cpu_ns += cpu.clone().sum::<u64>();
+            self.balance.critical_cpu_ns += cpu.max().unwrap_or(0);
             if stop >= self.end {
                 for w in &mut self.parts {
                     w.catch_up_all();
@@ -339,7 +365,7 @@ impl Partitioned {
                 return false;
             }
             self.exchange(last);
-            self.windows += 1;
+            self.balance.windows += 1;
             self.last = None;
         }
     }
@@ -355,9 +381,12 @@ impl Partitioned {
         // Threads only for partitions with something to do (a quiet stretch, or a run in
         // short steps, would otherwise start threads for nothing).
         let busy: Vec<bool> = self.parts.iter().map(|w| w.sched.next_time().is_some_and(|t| t <= stop)).collect();
+        for side in self.parts.iter_mut().filter_map(|w| w.partition.as_mut()) {
+            side.window_cpu_ns = 0;
+        }
         let threads = self.threads.min(busy.iter().filter(|&&b| b).count());
         if threads <= 1 {
-            self.parts.iter_mut().for_each(|w| w.run_events(stop));
+            self.parts.iter_mut().for_each(|w| w.run_window(stop));
             return;
         }
         let mut groups: Vec<Vec<&mut World>> = (0..threads).map(|_| Vec::new()).collect();
@@ -368,9 +397,9 @@ impl Partitioned {
             let mut groups = groups.into_iter();
             let here = groups.next().expect("at least one thread");
             for group in groups {
-                s.spawn(move || group.into_iter().for_each(|w| w.run_events(stop)));
+                s.spawn(move || group.into_iter().for_each(|w| w.run_window(stop)));
             }
-            here.into_iter().for_each(|w| w.run_events(stop));
+            here.into_iter().for_each(|w| w.run_window(stop));
         });
     }
 
@@ -470,6 +499,19 @@ impl Partitioned {
         w.partition = None;
         w
     }
+}
+
+/// The calling thread's CPU time (ns; 0 where it cannot be read).
+fn thread_cpu_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
+    0
 }
 
 /// Moves a flow's receiver half (what its destination's partition wrote) into `into`. An
