@@ -8,6 +8,7 @@ mod flow;
 mod icon;
 pub mod memory;
 pub mod partition;
+mod pipeline;
 mod proxy;
 mod receiver_policy;
 mod results;

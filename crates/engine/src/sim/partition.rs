@@ -3,11 +3,8 @@
 //!
 //! **Lookahead.** A packet started now on a link between two partitions arrives no sooner
 //! than the link's delay later: the shortest such delay, `lookahead`, bounds how far one
-//! partition may run ahead without hearing from the others. The run advances in windows of
-//! `lookahead / WINDOW_DIVISOR`: every partition runs its own events of the window (on its
-//! own thread, or several in turn on one), then at the barrier each hands the packets that
-//! left it over to the partitions they enter, and the next window starts at the earliest
-//! pending event anywhere (quiet stretches are skipped, not stepped through).
+//! partition may run ahead without hearing from the others. How the partitions advance on
+//! it (windows, slack, epochs) is `pipeline.rs`.
 //!
 //! **Arrivals.** An open-loop Poisson workload does not depend on the network: every
 //! partition draws the same arrivals from the same stream and adds the same flows (so ids
@@ -28,15 +25,20 @@
 //! A's copy of the arrival only looks at the queue (`REMOTE`): it is not counted.
 //!
 //! **Order.** Within a partition, events of one instant run in the order they were
-//! scheduled, as in a one-world run. A packet entering B is scheduled there at the window's
-//! barrier, after everything B ran in the window, or, if an earlier packet of the same link
-//! is still on B's copy of the wire, when that one arrives (as in a one-world run). Packets
-//! entering at one barrier are scheduled by source partition, then in the order they
-//! started. The run is the same for any number of threads: partitions only meet at
-//! barriers, whose times depend on the scenario alone. It differs from a one-world run only
-//! if an arrival across partitions ties to the picosecond with an event of the receiving
-//! partition that was itself scheduled more than `lookahead - window` ahead (a timer) and
-//! the two touch the same state; no catalog scenario has one (docs/performance.md).
+//! scheduled, as in a one-world run. A packet entering B is scheduled there when B takes it
+//! in, before one of its windows (`pipeline.rs`: after everything B ran before that
+//! window), or, if an earlier packet of the same link is still on B's copy of the wire,
+//! when that one arrives (as in a one-world run). Packets taken in together are scheduled
+//! by source partition, window sent, then the order they started. Where a packet is taken
+//! in depends on window numbers alone, so the run is the same for any number of threads.
+//! It differs from a one-world run only if an arrival across partitions ties to the
+//! picosecond with an event of the receiving partition that was itself scheduled more than
+//! 5/8 of the lookahead ahead (a timer) and the two touch the same state; no catalog
+//! scenario has one (docs/performance.md).
+
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
 
 use super::flow::Flow;
 use super::world::{World, REMOTE};
@@ -47,18 +49,14 @@ use crate::topology::NO_DC;
 use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
 use crate::units::Time;
 
-/// Windows are this fraction of the lookahead: a packet entering a partition is scheduled
-/// at least `lookahead - window` before it arrives (see the module's note on order).
-const WINDOW_DIVISOR: u64 = 2;
-
 /// Links between datacenters shorter than this make windows too short to pay for their
-/// barriers: such a run stays one partition.
+/// synchronisation: such a run stays one partition.
 const MIN_LOOKAHEAD_PS: Time = 1_000_000;
 
 /// A packet that left a partition: it arrives at the far end of `port` at `at`.
 pub(super) struct Crossing {
-    at: Time,
-    port: u32,
+    pub(super) at: Time,
+    pub(super) port: u32,
     pkt: Packet,
     /// An ACK's SACK blocks beyond the first (kept beside the packet, by slot).
     sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>,
@@ -68,7 +66,7 @@ pub(super) struct Crossing {
 pub(super) struct Side {
     /// Per port: it runs here and leads to another partition.
     leaves: Vec<bool>,
-    /// Packets put on such links since the last barrier, in the order they started.
+    /// Packets put on such links since the end of the last window, in the order they started.
     outbox: Vec<Crossing>,
     /// Arrivals seen here at another partition's node (that partition's copy counts).
     remote_arrivals: u64,
@@ -77,8 +75,10 @@ pub(super) struct Side {
     part_of_host: Vec<u32>,
     /// Poisson arrivals drawn here that partition 0 draws too (counted once, there).
     replicas: u64,
-    /// CPU time the partition's thread spent on its events in the last window (ns).
-    window_cpu_ns: u64,
+    /// When the earliest packet waiting on a link leaving the partition starts.
+    pub(super) next_leaving: Option<Time>,
+    /// Per window run: (window, events, thread CPU ns), for `Balance`.
+    pub(super) log: Vec<(u64, u64, u64)>,
 }
 
 /// How a run is cut.
@@ -89,7 +89,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn part_of_port(&self, w: &World, port: usize) -> usize {
+    pub(super) fn part_of_port(&self, w: &World, port: usize) -> usize {
         self.part_of_node[w.ports[port].to.idx()] as usize
     }
 
@@ -176,7 +176,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, window_cpu_ns: 0 }));
+    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
 }
 
 impl World {
@@ -215,17 +215,22 @@ impl World {
         }
     }
 
-    /// Runs the partition's events due by `stop`, timing its thread's CPU.
-    fn run_window(&mut self, stop: Time) {
-        let t0 = thread_cpu_ns();
+    /// Runs the partition's events of window `k` due by `stop`, logging their count and its
+    /// thread's CPU time.
+    pub(super) fn run_window(&mut self, k: u64, stop: Time) {
+        let (t0, e0) = (thread_cpu_ns(), self.sched.events);
         self.run_events(stop);
+        let (cpu, events) = (thread_cpu_ns() - t0, self.sched.events - e0);
         if let Some(side) = self.partition.as_mut() {
-            side.window_cpu_ns = thread_cpu_ns() - t0;
+            match side.log.last_mut() {
+                Some(last) if last.0 == k => (last.1, last.2) = (last.1 + events, last.2 + cpu),
+                _ => side.log.push((k, events, cpu)),
+            }
         }
     }
 
     /// A packet from another partition joins this partition's copy of its link's wire.
-    fn enter(&mut self, c: &Crossing) {
+    pub(super) fn enter(&mut self, c: &Crossing) {
         let pkt = Packet { next: NIL, arrive_at: 0, ..c.pkt };
         let r = self.pool.alloc(pkt);
         if let Some(extra) = c.sacks {
@@ -248,11 +253,11 @@ impl World {
     }
 
     /// Starts every packet due by `last` on the links leaving the partition (they may not
-    /// wait for a later look, which the far side needs before they arrive); returns when the
+    /// wait for a later look, which the far side needs before they arrive); notes when the
     /// next one is due to start.
-    fn start_leaving(&mut self, last: Time) -> Option<Time> {
+    pub(super) fn start_leaving(&mut self, last: Time) {
         let leaving: Vec<usize> = {
-            let side = self.partition.as_ref()?;
+            let Some(side) = self.partition.as_ref() else { return };
             (0..side.leaves.len()).filter(|&i| side.leaves[i]).collect()
         };
         let mut next = None::<Time>;
@@ -263,31 +268,39 @@ impl World {
                 next = Some(next.map_or(p.busy_until, |t| t.min(p.busy_until)));
             }
         }
-        next
+        if let Some(side) = self.partition.as_mut() {
+            side.next_leaving = next;
+        }
+    }
+
+    /// Packets this partition sent since the last look, by the partition they enter.
+    pub(super) fn take_outbox(&mut self) -> Vec<Crossing> {
+        std::mem::take(&mut self.partition.as_mut().expect("a partition").outbox)
     }
 }
 
-/// A run in partitions.
+/// A run in partitions (advanced by `pipeline.rs`).
 pub struct Partitioned {
-    parts: Vec<World>,
-    plan: Plan,
-    threads: usize,
-    window: Time,
-    /// The current window's last instant (inclusive), once it is open.
-    last: Option<Time>,
-    /// When the earliest packet waiting on a link between partitions starts.
-    next_leaving: Option<Time>,
-    end: Time,
-    /// Windows run, and the events of the busiest partition in each, summed: the events
-    /// a run on as many threads as partitions waits for (its speed-up is at most
-    /// all events over these).
-    balance: Balance,
+    pub(super) parts: Vec<World>,
+    pub(super) plan: Plan,
+    pub(super) threads: usize,
+    /// Window length (ps) of the fixed grid of windows.
+    pub(super) window: Time,
+    /// Packets sent, by (source, destination) partition (`src * parts + dst`): batches of
+    /// one window each, oldest first.
+    pub(super) mail: Vec<Mutex<VecDeque<(u64, Vec<Crossing>)>>>,
+    /// Per partition: the next window it runs (it has finished all before).
+    pub(super) next: Vec<AtomicU64>,
+    /// The window the current epoch ends before, once it is open.
+    pub(super) epoch_end: Option<u64>,
+    pub(super) end: Time,
 }
 
-/// How evenly a partitioned run's work falls: windows run; events in all partitions and
-/// those of the busiest partition of each window, summed; the same in CPU time (ns). All
-/// over busiest is the speed-up as many free cores as partitions could give, barriers
-/// aside (the CPU figures are measured whatever else loads the machine).
+/// How evenly a partitioned run's work falls: windows run, and events and thread CPU time
+/// (ns) of all partitions and along the critical path (each partition's windows in turn,
+/// each waiting for the windows of the others it depends on). All over critical is the
+/// speed-up as many free cores as partitions could give, synchronisation aside (the CPU
+/// figures are measured per thread, whatever else loads the machine).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Balance {
     pub windows: u64,
@@ -309,8 +322,11 @@ impl Partitioned {
         for (me, w) in parts.iter_mut().enumerate() {
             own(w, me, &plan);
         }
-        let window = (plan.lookahead / WINDOW_DIVISOR).max(1);
-        Ok(Partitioned { parts, plan, threads, window, last: None, next_leaving: None, end, balance: Balance::default() })
+        let n = parts.len();
+        let window = (plan.lookahead / super::pipeline::WINDOWS_PER_LOOKAHEAD).max(1);
+        let mail = (0..n * n).map(|_| Mutex::new(VecDeque::new())).collect();
+        let next = (0..n).map(|_| AtomicU64::new(0)).collect();
+        Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, end })
     }
 
     pub fn parts(&self) -> usize {
@@ -322,108 +338,18 @@ impl Partitioned {
         &self.parts[0]
     }
 
-    /// The run's balance so far.
-    pub fn balance(&self) -> Balance {
-        Balance { events: self.parts.iter().map(|w| w.sched.events).sum(), ..self.balance }
-    }
-
     /// The latest clock of the partitions.
     pub fn now(&self) -> Time {
         self.parts.iter().map(|w| w.sched.now()).max().unwrap_or(0)
     }
 
-    /// Runs up to `limit` (inclusive) or the end; true when the run is over.
-    pub fn run_until(&mut self, limit: Time) -> bool {
-        loop {
-            let last = match self.last {
-                Some(last) => last,
-                None => match self.next_start() {
-                    Some(t) => *self.last.insert(t.saturating_add(self.window - 1)),
-                    None => {
-                        // Nothing left anywhere: every wire is empty, so nothing waits to start.
-                        self.parts.iter_mut().for_each(|w| w.catch_up_all());
-                        return true;
-                    }
-                },
-            };
-            let stop = last.min(limit).min(self.end);
-            let before: Vec<u64> = self.parts.iter().map(|w| w.sched.events).collect();
-            self.run_parts(stop);
-            self.balance.critical_events += self.parts.iter().zip(before).map(|(w, b)| w.sched.events - b).max().unwrap_or(0);
-            let cpu = self.parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.window_cpu_ns));
-            self.balance.cpu_ns += cpu.clone().sum::<u64>();
-            self.balance.critical_cpu_ns += cpu.max().unwrap_or(0);
-            if stop >= self.end {
-                for w in &mut self.parts {
-                    w.catch_up_all();
-                    w.sched.advance_to(self.end);
-                }
-                return true;
-            }
-            if stop < last {
-                self.parts.iter_mut().for_each(|w| w.sched.advance_to(stop));
-                return false;
-            }
-            self.exchange(last);
-            self.balance.windows += 1;
-            self.last = None;
-        }
-    }
-
-    /// When the next window starts: the earliest event or start on a leaving link anywhere.
-    fn next_start(&self) -> Option<Time> {
-        self.parts.iter().filter_map(|w| w.sched.next_time()).chain(self.next_leaving).min()
-    }
-
-    /// Every partition runs its events due by `stop`, spread over the threads (partition
-    /// `i` on thread `i mod threads`; threads beyond the partitions are not started).
-    fn run_parts(&mut self, stop: Time) {
-        // Threads only for partitions with something to do (a quiet stretch, or a run in
-        // short steps, would otherwise start threads for nothing).
-        let busy: Vec<bool> = self.parts.iter().map(|w| w.sched.next_time().is_some_and(|t| t <= stop)).collect();
-        for side in self.parts.iter_mut().filter_map(|w| w.partition.as_mut()) {
-            side.window_cpu_ns = 0;
-        }
-        let threads = self.threads.min(busy.iter().filter(|&&b| b).count());
-        if threads <= 1 {
-            self.parts.iter_mut().for_each(|w| w.run_window(stop));
-            return;
-        }
-        let mut groups: Vec<Vec<&mut World>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, w) in self.parts.iter_mut().enumerate().filter(|(i, _)| busy[*i]) {
-            groups[i % threads].push(w);
-        }
-        std::thread::scope(|s| {
-            let mut groups = groups.into_iter();
-            let here = groups.next().expect("at least one thread");
-            for group in groups {
-                s.spawn(move || group.into_iter().for_each(|w| w.run_window(stop)));
-            }
-            here.into_iter().for_each(|w| w.run_window(stop));
-        });
-    }
-
-    /// The barrier at the end of the window ending at `last`: packets that left a partition
-    /// enter the one they go to, by source partition, then in the order they started.
-    fn exchange(&mut self, last: Time) {
-        let mut next = None::<Time>;
-        let mut bags = Vec::with_capacity(self.parts.len());
-        for w in &mut self.parts {
-            next = [next, w.start_leaving(last)].into_iter().flatten().min();
-            bags.push(std::mem::take(&mut w.partition.as_mut().expect("a partition").outbox));
-        }
-        self.next_leaving = next;
-        for bag in &bags {
-            for c in bag {
-                let to = self.plan.part_of_port(&self.parts[0], c.port as usize);
-                self.parts[to].enter(c);
-            }
-        }
-        // The bags' storage goes back, so a long run does not allocate at every barrier.
-        for (w, mut bag) in self.parts.iter_mut().zip(bags) {
-            bag.clear();
-            w.partition.as_mut().expect("a partition").outbox = bag;
-        }
+    /// The run's balance so far.
+    pub fn balance(&self) -> Balance {
+        let logs: Vec<&[(u64, u64, u64)]> = self.parts.iter().map(|w| w.partition.as_ref().map_or(&[][..], |s| &s.log[..])).collect();
+        let events = critical_path(&logs, |e| e.1);
+        let cpu = critical_path(&logs, |e| e.2);
+        let windows = logs.iter().flat_map(|l| l.iter().map(|e| e.0)).collect::<std::collections::BTreeSet<_>>().len() as u64;
+        Balance { windows, events: events.0, critical_events: events.1, cpu_ns: cpu.0, critical_cpu_ns: cpu.1 }
     }
 
     /// Bytes injected, delivered, dropped and in flight over all partitions (a link between
@@ -499,6 +425,31 @@ impl Partitioned {
         w.partition = None;
         w
     }
+}
+
+/// The total and the critical path of a cost over the partitions' window logs: partition
+/// `p`'s window `k` starts when its window before ends and every other partition has ended
+/// its windows up to `k - 1 - SLACK` (`pipeline.rs`).
+fn critical_path(logs: &[&[(u64, u64, u64)]], cost: impl Fn(&(u64, u64, u64)) -> u64) -> (u64, u64) {
+    let slack = super::pipeline::SLACK;
+    let mut entries: Vec<(u64, usize, u64)> = Vec::new();
+    for (p, log) in logs.iter().enumerate() {
+        entries.extend(log.iter().map(|e| (e.0, p, cost(e))));
+    }
+    entries.sort_unstable();
+    // Per partition: (window, finish) of its windows so far, in order.
+    let mut done: Vec<Vec<(u64, u64)>> = vec![Vec::new(); logs.len()];
+    let mut total = 0;
+    for (k, p, c) in entries {
+        total += c;
+        let mut start = done[p].last().map_or(0, |d| d.1);
+        for (_, d) in done.iter().enumerate().filter(|(q, _)| *q != p) {
+            let upto = d.partition_point(|x| x.0 + 1 + slack <= k);
+            start = start.max(if upto == 0 { 0 } else { d[upto - 1].1 });
+        }
+        done[p].push((k, start + c));
+    }
+    (total, done.iter().filter_map(|d| d.last().map(|x| x.1)).max().unwrap_or(0))
 }
 
 /// The calling thread's CPU time (ns; 0 where it cannot be read).
