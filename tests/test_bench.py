@@ -87,3 +87,13 @@ def test_a_case_without_its_data_file_is_not_available(monkeypatch: pytest.Monke
     console = Console(width=250, record=True)
     console.print(bench.speed_table([(CASES["e"], None)]))
     assert "not available (websearchIntra_AlibabaInter_5000f_40l.cm missing)" in console.export_text()
+
+
+def test_row_e2_is_row_e_on_two_threads() -> None:
+    from fanin.bench import speedup_line
+
+    e, e2 = CASES["e"], CASES["e2"]
+    assert (e2.file, e2.needs, e.threads, e2.threads) == (e.file, e.needs, 1, 2)
+    row = lambda wall: {"summary": {"wall_s": wall}}  # noqa: E731
+    assert speedup_line([(e, row(1.8)), (e2, row(1.0))]) == "(e2) against (e): 1.80x the run-loop speed on 2 threads"
+    assert speedup_line([(e, row(1.8)), (e2, None)]) is None

@@ -21,6 +21,7 @@ def run(
     progress: Callable[[int, int | None], None] | None = None,
     progress_every_ps: int = 0,
     memory_limit: int | None = None,
+    threads: int = 1,
 ) -> tuple[dict[str, list[Column]], dict[str, float]]:
     """Runs the scenario with the GIL released; returns (tables, summary).
 

@@ -3,7 +3,9 @@
 (a) 64-to-1 DCTCP incast, 1 MB per sender, 10 Gbit/s star; (b) k = 8 fat-tree permutation,
 5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms; (d) k = 32 fat-tree permutation
 of 8192 flows, 0.5 ms; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
-thread; it needs the Uno artifact's matrix, else the row is not available); (f) a
+thread; it needs the Uno artifact's matrix, else the row is not available); (e2) the same
+on 2 threads, one partition per datacenter (identical results; the table's last line says
+its speed-up over (e)); (f) a
 99,999-to-1 incast on a 100,000-host star. The scenarios are the TOML files in
 ``fanin/bench/``. Wall time is the run loop's (the engine's ``wall_s`` when it reports
 one), set-up the engine's build of the run; peak memory is the child process's maximum
@@ -45,6 +47,8 @@ class Case:
     min_mhops_per_s: float | None
     # A data file the scenario needs that fanin does not ship (looked up as the run would).
     needs: str | None = None
+    # Threads of the run (a multi_dc run is cut per datacenter).
+    threads: int = 1
 
 
 UNO_MATRIX = "websearchIntra_AlibabaInter_5000f_40l.cm"
@@ -58,6 +62,8 @@ CASES: dict[str, Case] = {
         # Issue 23: k = 32 at 0.8x k = 16's speed.
         Case("d", "d_fattree32.toml", "fat-tree k=32", "k=32 fat-tree permutation (8192 flows), 0.5 ms", 8.0),
         Case("e", "e_uno_two_dc.toml", "Uno 2 DCs", "Uno two-datacenter scenario (Fig 10, 200 flows), 1 thread", None, UNO_MATRIX),
+        # Issue 23: the same run on two threads, one partition per datacenter.
+        Case("e2", "e_uno_two_dc.toml", "Uno 2 DCs 2 thr", "the same on 2 threads", None, UNO_MATRIX, threads=2),
         Case("f", "f_incast100k.toml", "incast 100k:1", "99,999-to-1 incast, 4 KB each, 100,000-host star", None),
     )
 }
@@ -75,11 +81,11 @@ def available(case: Case) -> bool:
 # ---------------------------------------------------------------- child process
 
 
-def child(path: str) -> dict[str, Any]:
+def child(path: str, threads: int = 1) -> dict[str, Any]:
     """Runs one scenario in this process; what the parent prints about it."""
     from fanin.run import run
 
-    results = run(path)
+    results = run(path, threads=threads)
     incasts = results.tables.get("incasts")
     # An incast cut off by the run's end has no completion time (null): no maximum then.
     icts = incasts.column("ict_ps").to_pylist() if incasts is not None else []
@@ -94,7 +100,7 @@ def child(path: str) -> dict[str, Any]:
 def run_case(case: Case) -> dict[str, Any]:
     """Runs ``case`` in a fresh interpreter, so peak memory is the scenario's own."""
     proc = subprocess.run(
-        [sys.executable, "-m", "fanin.bench", str(BENCH_DIR / case.file)],
+        [sys.executable, "-m", "fanin.bench", str(BENCH_DIR / case.file), str(case.threads)],
         capture_output=True,
         text=True,
     )
@@ -178,6 +184,16 @@ def speed_table(rows: list[tuple[Case, dict[str, Any] | None]]) -> Table:
     if repeats > 1:
         t.caption += f"; median of {repeats} runs each (range: slowest-fastest)"
     return t
+
+
+def speedup_line(rows: list[tuple[Case, dict[str, Any] | None]]) -> str | None:
+    """(e2)'s run-loop speed-up over (e), when both ran (median runs)."""
+    got = {c.key: r for c, r in rows if r is not None}
+    one, two = got.get("e"), got.get("e2")
+    if one is None or two is None:
+        return None
+    w1, w2 = one["summary"].get("wall_s"), two["summary"].get("wall_s")
+    return f"(e2) against (e): {w1 / w2:.2f}x the run-loop speed on 2 threads" if w1 and w2 else None
 
 
 # ---------------------------------------------------------------- history (--json)
@@ -357,6 +373,8 @@ def main(
                 runs[key].append(run_case(case))
     rows = [(CASES[k], combine(runs[k]) if k in runs else None) for k in keys]
     console.print(speed_table(rows))
+    if (line := speedup_line(rows)) is not None:
+        console.print(line)
     if compare == "ns3":
         compare_ns3(dict(rows)[CASES["a"]] or {}, console)
     if history is not None:
@@ -377,4 +395,4 @@ def _bad(fail: Callable[[str], NoReturn] | None, message: str) -> Exception:
 
 
 if __name__ == "__main__":
-    print(json.dumps(child(sys.argv[1])))
+    print(json.dumps(child(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,6 +129,7 @@ def run_cmd(
     plot: Annotated[Path | None, typer.Option(help="also write a figure to this PNG: slowdown by flow size for a mix of flows, else the queue and per-flow FCT")] = None,
     data_dir: DataDirOption = None,
     set_: SetOption = None,
+    threads: Annotated[int, typer.Option(help="threads for a multi_dc run, cut per datacenter (the same tables for every number)")] = 1,
 ) -> None:
     """Run a scenario and write its results to a directory."""
     from fanin.overrides import parse_assignments
@@ -137,7 +139,11 @@ def run_cmd(
     with user_errors():
         overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
-        results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, threads=threads)
+        for w in caught:
+            err.print(f"[yellow]warning:[/] {escape(str(w.message))}", soft_wrap=True)
         results.to_parquet(output)
         if plot is not None:
             from fanin.plot import standard_figure
@@ -180,7 +186,7 @@ def schema() -> None:
 @app.command()
 def bench(
     compare: Annotated[str | None, typer.Option(help="also run scenario (a) in another simulator: ns3")] = None,
-    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c,d,e,f")] = None,
+    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c,d,e,e2,f")] = None,
     repeat: Annotated[int, typer.Option(help="runs of each scenario; the table shows the median and the range")] = 3,
     json_history: Annotated[
         Path | None,

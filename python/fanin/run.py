@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from fanin import _native
+from fanin.errors import ScenarioError
 from fanin.limits import memory_limit as memory_limit_bytes
 from fanin.overrides import canonical, overridden
 from fanin.results import Results, is_timing
@@ -72,6 +73,14 @@ class _RichProgress:
         self._progress.update(self._task, completed=now_ps, total=horizon_ps, sim=sim)
 
 
+def thread_count(threads: object) -> int:
+    """``threads`` as given to :func:`run`: a whole number of at least 1, else a
+    :class:`ScenarioError` naming it."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ScenarioError("threads", f"must be a whole number of at least 1, got {threads!r}", ["1", "2", "..."])
+    return threads
+
+
 def run(
     scenario_or_path: Scenario | str | os.PathLike[str],
     *,
@@ -81,6 +90,7 @@ def run(
     data_dirs: DataDirs = (),
     memory_limit: int | str | None = None,
     set: Mapping[str, Any] | None = None,
+    threads: int = 1,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
@@ -91,10 +101,15 @@ def run(
     (recorded in the manifest as ``overrides``; the scenario is not changed).
     ``memory_limit`` (bytes or a size such as ``"16GB"``; default: see :mod:`fanin.limits`)
     refuses, before anything is built, a scenario estimated to need more.
+    ``threads``: a ``multi_dc`` run is cut into one partition per datacenter, which run in
+    parallel on up to this many threads; its tables are the same for every number of
+    threads (docs/performance.md, "Scale"). A run that cannot be cut runs on one thread and
+    warns when more were asked.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
     Files the scenario names are read from its own folder, ``data_dirs`` and fanin's data only.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
     """
+    threads = thread_count(threads)
     overrides = canonical(set or {})
     scenario = _as_scenario(scenario_or_path, data_dirs, overrides)
     limit = memory_limit_bytes(memory_limit)
@@ -111,7 +126,7 @@ def run(
     with bar if bar is not None else nullcontext():
         t0 = time.perf_counter()
         with engine_errors(files):  # the resolved files; the engine too reads only inside the roots
-            tables, summary = _native.run(engine_text, scenario.search_dirs(), callback, progress_every_ps, limit)
+            tables, summary = _native.run(engine_text, scenario.search_dirs(), callback, progress_every_ps, limit, threads)
         wall = time.perf_counter() - t0
 
     summary = dict(summary)

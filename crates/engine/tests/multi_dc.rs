@@ -131,7 +131,7 @@ fn base_rtt_across_datacenters_is_unos() {
         [[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h200\"\nbytes = \"4096B\"\n\
         [[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h127\"\nbytes = \"4096B\"\n";
     let s = parse_scenario(toml, &common::load_file).unwrap();
-    let sim = Simulation::new(&s).unwrap();
+    let sim = Simulation::whole(&s).unwrap();
     let ideal: Vec<u64> = sim.world().flows.iter().map(|f| f.ideal_fct).collect();
     assert_eq!(ideal, [1_792_041_280, 14_027_520]);
 }

@@ -91,6 +91,8 @@ fn lone_uno_flows_reach_line_rate_with_epochs_of_one_intra_rtt() {
 }
 
 /// Runs `sim` to its end; Jain's index of the flows' goodput over [from, to], and the rates.
+/// (`sim` is built with `Simulation::whole`: the flows are looked at mid-run, and a run cut
+/// per datacenter has one world only at its end.)
 fn jain_over(sim: &mut Simulation, from: u64, to: u64) -> (f64, Vec<f64>) {
     sim.run_until(from);
     let at_from: Vec<u64> = sim.world().flows.iter().map(|f| f.sender.snd_una).collect();
@@ -110,7 +112,7 @@ fn mixed_incast_jain(transport: &str, marking: &str, from: u64, to: u64) -> (f64
         flows += &flow(&format!("r{}", i + 1), "r0", "1GB");
     }
     let spec = two_dc(4, 5, transport, &flows, &format!("duration = \"{}ps\"", to), marking);
-    let mut sim = Simulation::new(&spec).unwrap();
+    let mut sim = Simulation::whole(&spec).unwrap();
     jain_over(&mut sim, from, to)
 }
 
@@ -245,7 +247,7 @@ fn bbr_pacing_bandwidths_come_from_the_scenario() {
     let flows = flow("s0", "r0", "5MB");
     let run = |extra: &str| {
         let transport = format!("cc = {{ intra = \"mprdma\", inter = \"bbr\" }}{extra}");
-        let mut sim = Simulation::new(&two_dc(1, 2, &transport, &flows, "", "")).unwrap();
+        let mut sim = Simulation::whole(&two_dc(1, 2, &transport, &flows, "", "")).unwrap();
         let cfg = sim.world().transport.bbr.clone();
         sim.run();
         let Cc::Bbr(bbr) = &sim.world().flows[0].sender.cc else { panic!("not BBR") };
@@ -284,7 +286,7 @@ fn fig3_jain(uno: bool, from: u64, to: u64) -> (f64, Vec<f64>) {
         "duration = \"{to}ps\"\n[topology]\nkind = \"multi_dc\"\npreset = \"uno\"\nfabric = \"fat_tree\"\ninterconnect = \"border\"\n\
          {marking}\n[routing]\nlb = \"spray\"\n[transport]\n{UNO_PACKETS}{transport}\n{flows}"
     );
-    let mut sim = Simulation::new(&spec(&toml)).unwrap();
+    let mut sim = Simulation::whole(&spec(&toml)).unwrap();
     jain_over(&mut sim, from, to)
 }
 

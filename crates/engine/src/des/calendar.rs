@@ -413,6 +413,38 @@ impl<T: Copy + Ord> Calendar<T> {
         }
     }
 
+    /// The smallest pending key, without moving anything (a partitioned run's look at when
+    /// each partition next has work; not for the hot path).
+    pub fn peek_key(&self) -> Option<u64> {
+        let ready = self.ready[self.head..].first().map(|e| e.key);
+        let wheel = self.next_occupied().map(|b| {
+            let slot = (b & self.mask) as usize;
+            self.wheel[slot].iter().map(|e| e.key).min().expect("an occupied slot has entries")
+        });
+        let far = self.far.peek().map(|e| e.0.key);
+        [ready, wheel, far].into_iter().flatten().min()
+    }
+
+    /// Keeps only the entries `keep` accepts, each where it was (so equal keys keep their
+    /// push order): a partition drops the events another partition owns.
+    pub fn retain(&mut self, mut keep: impl FnMut(u64, &T) -> bool) {
+        let head = self.head;
+        let mut i = 0;
+        self.ready.retain(|e| {
+            i += 1;
+            i <= head || keep(e.key, &e.value)
+        });
+        for (slot, bucket) in self.wheel.iter_mut().enumerate() {
+            bucket.retain(|e| keep(e.key, &e.value));
+            if bucket.is_empty() {
+                self.occupied[slot / 64] &= !(1 << (slot % 64));
+            }
+        }
+        let far = std::mem::take(&mut self.far).into_vec();
+        self.far = far.into_iter().filter(|f| keep(f.0.key, &f.0.value)).collect();
+        self.pad();
+    }
+
     /// The absolute bucket number of the first occupied slot after `cur`, if any.
     #[inline(always)]
     fn next_occupied(&self) -> Option<u64> {

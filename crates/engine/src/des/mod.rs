@@ -205,6 +205,16 @@ impl Schedule {
         self.heap.is_empty()
     }
 
+    /// When the next event is due, if any (a look for a partitioned run's next window).
+    pub fn next_time(&self) -> Option<Time> {
+        self.heap.peek_key()
+    }
+
+    /// Keeps only the events `keep` accepts, in their order.
+    pub fn retain(&mut self, keep: impl FnMut(Time, &Event) -> bool) {
+        self.heap.retain(keep);
+    }
+
     /// Drops every pending event: the run is over before its schedule is.
     pub fn clear(&mut self) {
         self.heap.clear();

@@ -86,14 +86,17 @@ impl World {
     pub(super) fn poisson_arrival(&mut self, w: usize) {
         let now = self.sched.now();
         self.pending_arrivals -= 1;
+        self.replicated_arrival();
         let run = &mut self.poisson[w];
         let (gap, drawn) = run.draw(now);
         let (_, stop) = run.window();
         match drawn {
             Drawn::Flow(src, dst, size) => {
                 let f = self.add_flow(src, dst, size, now, NO_INCAST);
-                self.pending_starts += 1;
-                self.flow_start(f);
+                if self.starts_here(f) {
+                    self.pending_starts += 1;
+                    self.flow_start(f);
+                }
             }
             Drawn::Incast(event) => {
                 let (workload, burst) = (run.workload as usize, run.events);

@@ -125,6 +125,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         done: false,
         last_activity: 0,
         has_relays: false,
+        intercept: false,
+        partition: None,
         proxy_nacks: 0,
         proxy_turns: Vec::new(),
         prefetch_above_bytes: super::world::PREFETCH_ABOVE_BYTES,
@@ -249,6 +251,7 @@ impl World {
             None | Some((_, ProxyScheme::Baseline)) => self.add_flow(s, r, bytes, start, incast),
             Some((p, ProxyScheme::Streamlined)) => {
                 self.has_relays = true;
+                self.intercept = true;
                 self.add_flow_via(s, r, p, bytes, start, incast)
             }
             Some((p, ProxyScheme::Naive)) => {
@@ -266,6 +269,9 @@ impl World {
     }
 
     fn schedule_start(&mut self, f: FlowId) {
+        if !self.starts_here(f) {
+            return;
+        }
         self.pending_starts += 1;
         self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
     }

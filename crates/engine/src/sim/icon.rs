@@ -86,14 +86,14 @@ bytes = "10MB"
         let mut s = sim("icon");
         // The flows start at 0, knowing their degree (the handshake's announcement).
         s.run_until(1);
-        let degree = |s: &Simulation, f: usize| s.world.flows[f].sender.incast_degree();
+        let degree = |s: &Simulation, f: usize| s.world().flows[f].sender.incast_degree();
         assert_eq!((degree(&s, 0), degree(&s, 3)), (3, 1), "incast flows pace by 3, the lone flow by 1");
         // The sink's update reaches the sender one path delay later, not at once.
-        s.world.send_degree_update(crate::ids::FlowId(0), 7);
+        s.whole_mut().send_degree_update(crate::ids::FlowId(0), 7);
         assert_eq!(degree(&s, 0), 3);
         s.run_until(1_000_000_000);
         assert_eq!(degree(&s, 0), 7);
-        assert!(!s.world.flows[0].finished(), "a live connection took the update");
+        assert!(!s.world().flows[0].finished(), "a live connection took the update");
     }
 
     #[test]
@@ -103,12 +103,12 @@ bytes = "10MB"
         // else in flight. Lost, it must still time out (it once waited forever).
         let mut s = sim("icon");
         s.run_until(1);
-        s.world.send_degree_update(crate::ids::FlowId(0), 100);
+        s.whole_mut().send_degree_update(crate::ids::FlowId(0), 100);
         let (mut t, mut paced_alone) = (1, 0);
         while t < 20_000_000_000 {
             t += 1_000_000;
             s.run_until(t);
-            let flow = &s.world.flows[0];
+            let flow = &s.world().flows[0];
             if flow.sender.in_flight > 0 {
                 assert_ne!(flow.rto_deadline, crate::sim::NEVER, "a segment out at {t} ps with no RTO");
                 paced_alone += (flow.sender.in_flight <= flow.sender.window.mss) as u32;
@@ -121,8 +121,8 @@ bytes = "10MB"
     fn ia_icon_keeps_one() {
         let mut s = sim("ia_icon");
         s.run_until(1);
-        s.world.send_degree_update(crate::ids::FlowId(0), 7);
+        s.whole_mut().send_degree_update(crate::ids::FlowId(0), 7);
         s.run_until(1_000_000_000);
-        assert_eq!(s.world.flows[0].sender.incast_degree(), 1);
+        assert_eq!(s.world().flows[0].sender.incast_degree(), 1);
     }
 }

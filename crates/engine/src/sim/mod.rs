@@ -7,6 +7,8 @@ mod erasure;
 mod flow;
 mod icon;
 pub mod memory;
+pub mod partition;
+mod pipeline;
 mod proxy;
 mod receiver_policy;
 mod results;
@@ -24,20 +26,88 @@ use crate::units::Time;
 use crate::ScenarioError;
 
 pub struct Simulation {
-    world: World,
+    engine: Engine,
     wall_s: f64,
+    /// Why a run asked for several threads is one partition (`None`: it is partitioned, or
+    /// one thread was asked for).
+    whole_because: Option<String>,
+    /// A finished partitioned run's `partition_balance`.
+    balance: Option<partition::Balance>,
+}
+
+enum Engine {
+    Whole(World),
+    Parts(partition::Partitioned),
+    /// A partitioned run's merged outcome, and its conservation before the merge (the
+    /// merged world's packets are not its own).
+    Merged(World, Conservation),
+    /// Only while a finished partitioned run is being merged.
+    Merging,
 }
 
 impl Simulation {
-    /// Builds the world: topology, queues, flows and their start events.
+    /// Builds the world: topology, queues, flows and their start events; one thread.
     pub fn new(spec: &ValidSpec) -> Result<Simulation, ScenarioError> {
-        Ok(Simulation { world: build::build(spec)?, wall_s: 0.0 })
+        Self::with_threads(spec, 1)
+    }
+
+    /// Builds the run as one world on one thread, never partitioned: the reference a
+    /// partitioned run is compared with.
+    pub fn whole(spec: &ValidSpec) -> Result<Simulation, ScenarioError> {
+        Ok(Simulation { engine: Engine::Whole(build::build(spec)?), wall_s: 0.0, whole_because: None, balance: None })
+    }
+
+    /// Builds the run on `threads` threads (at least 1). A `multi_dc` run is cut into one
+    /// partition per datacenter whatever the number of threads, so its tables are the same
+    /// for every number (see `partition.rs`); other runs are one partition.
+    pub fn with_threads(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
+        if threads == 0 {
+            return Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."]));
+        }
+        let world = build::build(spec)?;
+        let (engine, whole_because) = match partition::plan(&world) {
+            Ok(plan) => (Engine::Parts(partition::Partitioned::new(world, plan, threads, || build::build(spec))?), None),
+            Err(why) => (Engine::Whole(world), (threads > 1).then_some(why)),
+        };
+        Ok(Simulation { engine, wall_s: 0.0, whole_because, balance: None })
+    }
+
+    /// How many partitions the run is cut into (1: it runs whole, on one thread).
+    pub fn partitions(&self) -> usize {
+        match &self.engine {
+            Engine::Parts(p) => p.parts(),
+            _ => 1,
+        }
+    }
+
+    /// How evenly a partitioned run's work falls over its partitions (`None`: a whole run).
+    pub fn partition_balance(&self) -> Option<partition::Balance> {
+        match &self.engine {
+            Engine::Parts(p) => Some(p.balance()),
+            _ => self.balance,
+        }
+    }
+
+    /// Why a run asked for more than one thread runs whole (`None`: it does not).
+    pub fn whole_because(&self) -> Option<&str> {
+        self.whole_because.as_deref()
     }
 
     /// Runs until simulated time `t_ps` (inclusive) or the end; true when the run is over.
     pub fn run_until(&mut self, t_ps: Time) -> bool {
         let t0 = std::time::Instant::now();
-        let done = self.world.run_until(t_ps);
+        let done = match &mut self.engine {
+            Engine::Whole(w) | Engine::Merged(w, _) => w.run_until(t_ps),
+            Engine::Parts(p) => p.run_until(t_ps),
+            Engine::Merging => unreachable!("merging is never left half done"),
+        };
+        if done && matches!(self.engine, Engine::Parts(_)) {
+            if let Engine::Parts(p) = std::mem::replace(&mut self.engine, Engine::Merging) {
+                let kept = p.conservation();
+                self.balance = Some(p.balance());
+                self.engine = Engine::Merged(p.merge(), kept);
+            }
+        }
         self.wall_s += t0.elapsed().as_secs_f64();
         done
     }
@@ -48,25 +118,56 @@ impl Simulation {
     }
 
     pub fn now_ps(&self) -> Time {
-        self.world.sched.now()
+        match &self.engine {
+            Engine::Parts(p) => p.now(),
+            _ => self.world().sched.now(),
+        }
     }
 
     /// The scenario's duration, when it sets one.
     pub fn horizon_ps(&self) -> Option<Time> {
-        self.world.duration
+        match &self.engine {
+            Engine::Parts(p) => p.first().duration,
+            _ => self.world().duration,
+        }
     }
 
+    /// The run's world: a whole run's at any time, a partitioned run's once it is over (its
+    /// partitions merged). While a partitioned run is under way there is no one world: a
+    /// test that looks inside a run builds it with [`Simulation::whole`].
     pub fn world(&self) -> &World {
-        &self.world
+        match &self.engine {
+            Engine::Whole(w) | Engine::Merged(w, _) => w,
+            Engine::Parts(_) => panic!("a partitioned run has one world only once it is over (Simulation::whole runs as one)"),
+            Engine::Merging => unreachable!("merging is never left half done"),
+        }
     }
 
     /// Bytes injected, delivered, dropped and in flight right now.
     pub fn conservation(&self) -> Conservation {
-        self.world.conservation()
+        match &self.engine {
+            Engine::Whole(w) => w.conservation(),
+            Engine::Merged(_, kept) => *kept,
+            Engine::Parts(p) => p.conservation(),
+            Engine::Merging => unreachable!("merging is never left half done"),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn whole_mut(&mut self) -> &mut World {
+        match &mut self.engine {
+            Engine::Whole(w) => w,
+            _ => panic!("not a whole run"),
+        }
     }
 
     pub fn finish(self) -> Results {
-        results::collect(&self.world, self.wall_s)
+        let wall_s = self.wall_s;
+        match self.engine {
+            Engine::Whole(w) | Engine::Merged(w, _) => results::collect(&w, wall_s),
+            Engine::Parts(p) => results::collect(&p.merge(), wall_s),
+            Engine::Merging => unreachable!("merging is never left half done"),
+        }
     }
 }
 
@@ -86,16 +187,16 @@ mod tests {
         let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
         let run = |above: Option<usize>| {
             let mut sim = Simulation::new(&spec).unwrap();
-            let fixed = sim.world.ports.len() * std::mem::size_of::<crate::net::PortState>()
-                + sim.world.flows.len() * std::mem::size_of::<flow::Flow>();
+            let fixed = sim.whole_mut().ports.len() * std::mem::size_of::<crate::net::PortState>()
+                + sim.whole_mut().flows.len() * std::mem::size_of::<flow::Flow>();
             // `None`: switch on once the pool has handed out 100 slots, with ports warm.
-            sim.world.prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
+            sim.whole_mut().prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
             // In chunks, so the choice is made again at every call.
             let mut t = 0;
             while !sim.run_until(t) {
                 t += 37_000_000;
             }
-            let slots = sim.world.pool.slots();
+            let slots = sim.whole_mut().pool.slots();
             let mut r = sim.finish();
             r.summary.retain(|(k, _)| k != "wall_s");
             for t in &mut r.tables {

@@ -242,7 +242,7 @@ flows = true
         let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
         let run = |exact: bool| {
             let mut sim = super::super::Simulation::new(&spec).unwrap();
-            sim.world.shared.as_mut().unwrap().always_exact = exact;
+            sim.whole_mut().shared.as_mut().unwrap().always_exact = exact;
             sim.run();
             let mut r = sim.finish();
             r.summary.retain(|(k, _)| k != "wall_s");

@@ -7,7 +7,7 @@ use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
 use crate::net::queue::Admission;
 use crate::net::PortState;
-use crate::packet::{flags, PacketKind, PacketPool, PacketRef, NIL};
+use crate::packet::{flags, Packet, PacketKind, PacketPool, PacketRef, NIL};
 use crate::routing::select::HostDraws;
 use crate::routing::{Fib, Routes};
 use crate::topology::Topology;
@@ -47,6 +47,9 @@ const PREFETCH_AHEAD: usize = 2;
 pub(super) const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
+/// `node_host` of a node another partition runs, at the far end of a link leaving this
+/// one: an arrival there is that partition's (see `partition.rs`).
+pub(super) const REMOTE: u32 = u32::MAX - 1;
 /// The `Sample` event's index for per-connection rates (0: queue depths).
 pub(super) const RATE_SAMPLE: u32 = 1;
 /// The `Arrival` event's index for a look at whether a `[measure]` run is over (other
@@ -138,6 +141,12 @@ pub struct World {
     pub last_activity: Time,
     /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
     pub has_relays: bool,
+    /// A delivery may not be the receiving host's business: a relay's, or a partition's
+    /// copy of an arrival another partition runs (`intercepted`). One test on the path of
+    /// every delivery, for both.
+    pub(super) intercept: bool,
+    /// This world is one partition of a parallel run (`None`: the whole run).
+    pub(super) partition: Option<Box<super::partition::Side>>,
     /// NACKs a streamlined proxy made from headers trimmed before it.
     pub proxy_nacks: u64,
     /// Each naive proxy's onward connections, served in turn (`Flow::turns` indexes it).
@@ -169,6 +178,19 @@ impl World {
     pub fn run_until(&mut self, limit: Time) -> bool {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
+        self.run_events(stop);
+        if self.sched.is_empty() || stop >= end {
+            self.catch_up_all();
+            self.sched.advance_to(if self.sched.is_empty() { self.sched.now() } else { end });
+            return true;
+        }
+        self.sched.advance_to(stop);
+        false
+    }
+
+    /// Runs every event due by `stop` (inclusive); the clock stays at the last one.
+    #[inline(always)]
+    pub(super) fn run_events(&mut self, stop: Time) {
         // No prefetching while the pool is small (it only grows, while the network fills
         // up), then packets, and ports too if they and the flows are cold on their own.
         let (packets_above, ports_cold) = self.cold_working_set();
@@ -185,13 +207,6 @@ impl World {
             self.prefetch_queues(self.sched.peek_ready(0));
             self.dispatch(ev);
         }
-        if self.sched.is_empty() || stop >= end {
-            self.catch_up_all();
-            self.sched.advance_to(if self.sched.is_empty() { self.sched.now() } else { end });
-            return true;
-        }
-        self.sched.advance_to(stop);
-        false
     }
 
     /// How many packet slots the pool may hand out before they, the ports and the flows
@@ -477,7 +492,7 @@ impl World {
     /// on (routing does not change during a run), so its arrival knows the egress port an
     /// event ahead (`prefetch_egress`).
     #[inline(always)]
-    fn route_ahead(&mut self, node: NodeId, r: PacketRef) {
+    pub(super) fn route_ahead(&mut self, node: NodeId, r: PacketRef) {
         let pkt = self.pool.get(r);
         let out = match &self.fib {
             // Asked at hosts too (a meaningless port): whether the node is a host would be
@@ -502,6 +517,9 @@ impl World {
     fn nic_transmit(&mut self, port: PortId, r: PacketRef, start: Time, bytes: u64) {
         let host = self.port_host[port.idx()];
         if host == NOT_A_HOST {
+            if self.partition.is_some() {
+                self.leave_partition(port, r);
+            }
             return;
         }
         if let Some(hc) = &mut self.host_counters {
@@ -552,8 +570,7 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
-            if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
-                self.relay(HostId(host), r, &pkt);
+            if self.intercept && self.intercepted(host, r, &pkt) {
                 return;
             }
             match pkt.kind {
@@ -565,6 +582,21 @@ impl World {
                 PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
             }
         }
+    }
+
+    /// A delivery that is not the host's own: at a relay (which forwards it), or at a node
+    /// another partition runs (whose copy of the arrival counts; this one is dropped).
+    #[inline(never)]
+    fn intercepted(&mut self, host: u32, r: PacketRef, pkt: &Packet) -> bool {
+        if host == REMOTE {
+            self.remote_arrival(r, pkt.wire_bytes as u64);
+            return true;
+        }
+        if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
+            self.relay(HostId(host), r, pkt);
+            return true;
+        }
+        false
     }
 
     // ---- workloads and recording ------------------------------------------------------

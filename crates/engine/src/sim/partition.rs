@@ -1,0 +1,484 @@
+//! A run cut into partitions, one per datacenter of a `multi_dc` topology, that advance in
+//! parallel with conservative synchronisation (issue 23).
+//!
+//! **Lookahead.** A packet started now on a link between two partitions arrives no sooner
+//! than the link's delay later: the shortest such delay, `lookahead`, bounds how far one
+//! partition may run ahead without hearing from the others. How the partitions advance on
+//! it (windows, slack, epochs) is `pipeline.rs`.
+//!
+//! **Arrivals.** An open-loop Poisson workload does not depend on the network: every
+//! partition draws the same arrivals from the same stream and adds the same flows (so ids
+//! agree), and only the sender's partition starts each.
+//!
+//! **What each partition owns.** Each is a whole `World` built from the same scenario (so
+//! flow, port and host ids agree) that runs only the events of its own nodes: arrivals at
+//! its nodes, the senders of flows from its hosts (starts, timers, pacing), the receivers of
+//! flows to them (delayed ACKs). A flow across datacenters is split: its sender half lives
+//! in the source's world, its receiver half in the destination's; no field is written by
+//! both. Counters and records are per partition and merged at the end (sums, maxima, each
+//! flow's halves joined), so nothing is shared while the partitions run.
+//!
+//! **A link between partitions** (A to B) is run by A exactly as a one-world run does: its
+//! queue, transmitter and wire with their arrival events, including the lazy start of the
+//! next packet when the wire empties. Each packet it puts on that wire is also sent to B with
+//! its arrival time; B keeps its own copy of the wire and runs the arrival at its node.
+//! A's copy of the arrival only looks at the queue (`REMOTE`): it is not counted.
+//!
+//! **Order.** Within a partition, events of one instant run in the order they were
+//! scheduled, as in a one-world run. A packet entering B is scheduled there when B takes it
+//! in, before one of its windows (`pipeline.rs`: after everything B ran before that
+//! window), or, if an earlier packet of the same link is still on B's copy of the wire,
+//! when that one arrives (as in a one-world run). Packets taken in together are scheduled
+//! by source partition, window sent, then the order they started. Where a packet is taken
+//! in depends on window numbers alone, so the run is the same for any number of threads.
+//! It differs from a one-world run only if an arrival across partitions ties to the
+//! picosecond with an event of the receiving partition that was itself scheduled more than
+//! 5/8 of the lookahead ahead (a timer) and the two touch the same state; no catalog
+//! scenario has one (docs/performance.md).
+
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+
+use super::flow::Flow;
+use super::world::{World, REMOTE};
+use crate::des::{Event, EventKind};
+use crate::ids::PortId;
+use crate::packet::{Packet, PacketKind, PacketRef, NIL};
+use crate::topology::NO_DC;
+use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
+use crate::units::Time;
+
+/// Links between datacenters shorter than this make windows too short to pay for their
+/// synchronisation: such a run stays one partition.
+const MIN_LOOKAHEAD_PS: Time = 1_000_000;
+
+/// A packet that left a partition: it arrives at the far end of `port` at `at`.
+pub(super) struct Crossing {
+    pub(super) at: Time,
+    pub(super) port: u32,
+    pkt: Packet,
+    /// An ACK's SACK blocks beyond the first (kept beside the packet, by slot).
+    sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>,
+}
+
+/// What a partition's world knows of the cut.
+pub(super) struct Side {
+    /// Per port: it runs here and leads to another partition.
+    leaves: Vec<bool>,
+    /// Packets put on such links since the end of the last window, in the order they started.
+    outbox: Vec<Crossing>,
+    /// Arrivals seen here at another partition's node (that partition's copy counts).
+    remote_arrivals: u64,
+    /// This partition, and each host's.
+    me: u32,
+    part_of_host: Vec<u32>,
+    /// Poisson arrivals drawn here that partition 0 draws too (counted once, there).
+    replicas: u64,
+    /// When the earliest packet waiting on a link leaving the partition starts.
+    pub(super) next_leaving: Option<Time>,
+    /// Per window run: (window, events, thread CPU ns), for `Balance`.
+    pub(super) log: Vec<(u64, u64, u64)>,
+}
+
+/// How a run is cut.
+pub struct Plan {
+    part_of_node: Vec<u32>,
+    parts: usize,
+    lookahead: Time,
+}
+
+impl Plan {
+    pub(super) fn part_of_port(&self, w: &World, port: usize) -> usize {
+        self.part_of_node[w.ports[port].to.idx()] as usize
+    }
+
+    fn sender_part(&self, w: &World, f: &Flow) -> usize {
+        self.part_of_node[w.topo.hosts[f.src.idx()].idx()] as usize
+    }
+
+    fn receiver_part(&self, w: &World, f: &Flow) -> usize {
+        self.part_of_node[w.topo.hosts[f.dst.idx()].idx()] as usize
+    }
+}
+
+/// One partition per datacenter (nodes outside every datacenter, such as backbone routers,
+/// join the first), or why the run stays whole.
+pub fn plan(w: &World) -> Result<Plan, String> {
+    let Some(top) = w.topo.nodes.iter().map(|n| n.dc).filter(|&d| d != NO_DC).max() else {
+        return Err("the topology has no datacenters".into());
+    };
+    let parts = top as usize + 1;
+    if parts < 2 {
+        return Err("the topology has one datacenter".into());
+    }
+    if let Some(what) = unsupported(w) {
+        return Err(format!("{what} are not partitioned yet"));
+    }
+    let part_of_node: Vec<u32> = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
+    let mut lookahead = Time::MAX;
+    for (id, port) in w.topo.ports() {
+        if part_of_node[port.from.idx()] == part_of_node[port.to.idx()] {
+            continue;
+        }
+        if w.node_host[port.from.idx()] != super::world::NOT_A_HOST || w.node_host[port.to.idx()] != super::world::NOT_A_HOST {
+            return Err(format!("link {} joins a host to another datacenter", w.topo.port_name(id)));
+        }
+        lookahead = lookahead.min(port.delay_ps);
+    }
+    if lookahead < MIN_LOOKAHEAD_PS {
+        return Err(format!("links between datacenters are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
+    }
+    Ok(Plan { part_of_node, parts, lookahead })
+}
+
+/// The first feature of the run that partitions cannot hold yet (each keeps global state
+/// or global timers), if any.
+fn unsupported(w: &World) -> Option<&'static str> {
+    let checks = [
+        (w.queue_series.is_some() || w.rate_series.is_some() || w.windows.is_some(), "[record] queue, rate and window series"),
+        (w.host_counters.is_some() || w.queue_events.is_some(), "[record] hosts and queue_events"),
+        (!w.rpcs.is_empty(), "request/response workloads"),
+        (w.measure.is_some(), "[measure] windows"),
+        (w.receiver_policy.is_some(), "receiver policies"),
+        (w.shared.is_some(), "shared switch buffers"),
+        (w.has_relays || !w.proxy_turns.is_empty() || w.flows.iter().any(|f| f.feeds != super::flow::NO_FLOW), "proxies"),
+        (w.transport.icon.is_some(), "ICON"),
+    ];
+    checks.into_iter().find(|c| c.0).map(|c| c.1)
+}
+
+/// Makes `w` (built from the whole scenario) partition `me`: it keeps the events of its own
+/// flows and marks the links that leave it.
+fn own(w: &mut World, me: usize, plan: &Plan) {
+    let mut leaves = vec![false; w.ports.len()];
+    for (id, port) in w.topo.ports() {
+        let from = plan.part_of_node[port.from.idx()] as usize;
+        if from == me && plan.part_of_node[port.to.idx()] as usize != me {
+            leaves[id.idx()] = true;
+            w.node_host[port.to.idx()] = REMOTE;
+        }
+    }
+    let senders: Vec<usize> = w.flows.iter().map(|f| plan.sender_part(w, f)).collect();
+    let mut starts = 0;
+    w.sched.retain(|_, ev| match ev.kind() {
+        EventKind::FlowStart => {
+            let mine = senders[ev.index() as usize] == me;
+            starts += mine as u64;
+            mine
+        }
+        // Every partition draws the same Poisson arrivals.
+        EventKind::Arrival => true,
+        k => unreachable!("a partitioned run schedules no {k:?} before it runs"),
+    });
+    w.pending_starts = starts;
+    // Every transmission looks whether its link leaves the partition (`leave_partition`).
+    w.nic_work = true;
+    w.intercept = true;
+    let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
+    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
+}
+
+impl World {
+    /// Whether flow `f` starts in this world: its sender's partition, or a whole run.
+    pub(super) fn starts_here(&self, f: crate::ids::FlowId) -> bool {
+        self.partition.as_ref().is_none_or(|s| s.part_of_host[self.flows[f.idx()].src.idx()] == s.me)
+    }
+
+    /// A Poisson arrival: drawn in every partition, counted in the first only.
+    pub(super) fn replicated_arrival(&mut self) {
+        if let Some(side) = self.partition.as_mut().filter(|s| s.me != 0) {
+            side.replicas += 1;
+        }
+    }
+
+    /// A packet starts on `port` (from `transmit`): if the link leaves the partition, the
+    /// far side gets a copy with its arrival time.
+    pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
+        let Some(side) = self.partition.as_mut() else { return };
+        if !side.leaves[port.idx()] {
+            return;
+        }
+        let p = &self.ports[port.idx()];
+        let pkt = *self.pool.get(r);
+        let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
+        side.outbox.push(Crossing { at: p.busy_until + p.delay_ps, port: port.0, pkt, sacks });
+    }
+
+    /// This partition's copy of an arrival at another partition's node: it has looked at the
+    /// link's queue (in `arrive`); the packet is the other side's now.
+    pub(super) fn remote_arrival(&mut self, r: PacketRef, bytes: u64) {
+        self.pool.free(r);
+        self.delivered_bytes -= bytes;
+        if let Some(side) = self.partition.as_mut() {
+            side.remote_arrivals += 1;
+        }
+    }
+
+    /// Runs the partition's events of window `k` due by `stop`, logging their count and its
+    /// thread's CPU time.
+    pub(super) fn run_window(&mut self, k: u64, stop: Time) {
+        let (t0, e0) = (thread_cpu_ns(), self.sched.events);
+        self.run_events(stop);
+        let (cpu, events) = (thread_cpu_ns() - t0, self.sched.events - e0);
+        if let Some(side) = self.partition.as_mut() {
+            match side.log.last_mut() {
+                Some(last) if last.0 == k => (last.1, last.2) = (last.1 + events, last.2 + cpu),
+                _ => side.log.push((k, events, cpu)),
+            }
+        }
+    }
+
+    /// A packet from another partition joins this partition's copy of its link's wire.
+    pub(super) fn enter(&mut self, c: &Crossing) {
+        let pkt = Packet { next: NIL, arrive_at: 0, ..c.pkt };
+        let r = self.pool.alloc(pkt);
+        if let Some(extra) = c.sacks {
+            if r as usize >= self.sack_extra.len() {
+                self.sack_extra.resize(r as usize + 1, Default::default());
+            }
+            self.sack_extra[r as usize] = extra;
+        }
+        let p = &mut self.ports[c.port as usize];
+        let (tail, to) = (p.wire.tail, p.to);
+        if tail != NIL {
+            // The wire's arrival chain: each packet holds the next one's arrival.
+            self.pool.get_mut(tail).arrive_at = c.at;
+        }
+        p.wire.push(&mut self.pool, r);
+        self.route_ahead(to, r);
+        if tail == NIL {
+            self.sched.at(c.at, Event::arrival(c.port, r));
+        }
+    }
+
+    /// Starts every packet due by `last` on the links leaving the partition (they may not
+    /// wait for a later look, which the far side needs before they arrive); notes when the
+    /// next one is due to start.
+    pub(super) fn start_leaving(&mut self, last: Time) {
+        let leaving: Vec<usize> = {
+            let Some(side) = self.partition.as_ref() else { return };
+            (0..side.leaves.len()).filter(|&i| side.leaves[i]).collect()
+        };
+        let mut next = None::<Time>;
+        for i in leaving {
+            self.catch_up(PortId::from(i), last);
+            let p = &self.ports[i];
+            if !p.queue.is_empty() {
+                next = Some(next.map_or(p.busy_until, |t| t.min(p.busy_until)));
+            }
+        }
+        if let Some(side) = self.partition.as_mut() {
+            side.next_leaving = next;
+        }
+    }
+
+    /// Packets this partition sent since the last look, by the partition they enter.
+    pub(super) fn take_outbox(&mut self) -> Vec<Crossing> {
+        std::mem::take(&mut self.partition.as_mut().expect("a partition").outbox)
+    }
+}
+
+/// A run in partitions (advanced by `pipeline.rs`).
+pub struct Partitioned {
+    pub(super) parts: Vec<World>,
+    pub(super) plan: Plan,
+    pub(super) threads: usize,
+    /// Window length (ps) of the fixed grid of windows.
+    pub(super) window: Time,
+    /// Packets sent, by (source, destination) partition (`src * parts + dst`): batches of
+    /// one window each, oldest first.
+    pub(super) mail: Vec<Mutex<VecDeque<(u64, Vec<Crossing>)>>>,
+    /// Per partition: the next window it runs (it has finished all before).
+    pub(super) next: Vec<AtomicU64>,
+    /// The window the current epoch ends before, once it is open.
+    pub(super) epoch_end: Option<u64>,
+    pub(super) end: Time,
+}
+
+/// How evenly a partitioned run's work falls: windows run, and events and thread CPU time
+/// (ns) of all partitions and along the critical path (each partition's windows in turn,
+/// each waiting for the windows of the others it depends on). All over critical is the
+/// speed-up as many free cores as partitions could give, synchronisation aside (the CPU
+/// figures are measured per thread, whatever else loads the machine).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Balance {
+    pub windows: u64,
+    pub events: u64,
+    pub critical_events: u64,
+    pub cpu_ns: u64,
+    pub critical_cpu_ns: u64,
+}
+
+impl Partitioned {
+    /// `build` makes a whole world from the scenario (called once per partition); `first` is
+    /// one it already made.
+    pub fn new(first: World, plan: Plan, threads: usize, build: impl Fn() -> Result<World, crate::ScenarioError>) -> Result<Self, crate::ScenarioError> {
+        let end = first.duration.unwrap_or(first.max_duration);
+        let mut parts = vec![first];
+        for _ in 1..plan.parts {
+            parts.push(build()?);
+        }
+        for (me, w) in parts.iter_mut().enumerate() {
+            own(w, me, &plan);
+        }
+        let n = parts.len();
+        let window = (plan.lookahead / super::pipeline::WINDOWS_PER_LOOKAHEAD).max(1);
+        let mail = (0..n * n).map(|_| Mutex::new(VecDeque::new())).collect();
+        let next = (0..n).map(|_| AtomicU64::new(0)).collect();
+        Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, end })
+    }
+
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// The first partition's world (its scenario-wide fields are every partition's).
+    pub fn first(&self) -> &World {
+        &self.parts[0]
+    }
+
+    /// The latest clock of the partitions.
+    pub fn now(&self) -> Time {
+        self.parts.iter().map(|w| w.sched.now()).max().unwrap_or(0)
+    }
+
+    /// The run's balance so far.
+    pub fn balance(&self) -> Balance {
+        let logs: Vec<&[(u64, u64, u64)]> = self.parts.iter().map(|w| w.partition.as_ref().map_or(&[][..], |s| &s.log[..])).collect();
+        let events = critical_path(&logs, |e| e.1);
+        let cpu = critical_path(&logs, |e| e.2);
+        let windows = logs.iter().flat_map(|l| l.iter().map(|e| e.0)).collect::<std::collections::BTreeSet<_>>().len() as u64;
+        Balance { windows, events: events.0, critical_events: events.1, cpu_ns: cpu.0, critical_cpu_ns: cpu.1 }
+    }
+
+    /// Bytes injected, delivered, dropped and in flight over all partitions (a link between
+    /// partitions counted once, on its sender's side).
+    pub fn conservation(&self) -> super::Conservation {
+        let mut total = super::Conservation::default();
+        for (me, w) in self.parts.iter().enumerate() {
+            total.injected += w.injected_bytes;
+            total.delivered += w.delivered_bytes;
+            total.dropped += w.dropped_bytes;
+            for (i, p) in w.ports.iter().enumerate() {
+                if self.plan.part_of_node[w.topo.port(PortId::from(i)).from.idx()] as usize == me {
+                    total.in_flight += p.queue.backlog.bytes + p.queue.control_backlog().bytes + p.wire_bytes(&w.pool);
+                }
+            }
+        }
+        total
+    }
+
+    /// One world holding the run's outcome: each port from the partition that ran it, each
+    /// flow's sender half from its source's and receiver half from its destination's, the
+    /// counters summed. Only for results: its packets are not its own.
+    pub fn merge(self) -> World {
+        let Partitioned { mut parts, plan, .. } = self;
+        // Copies: arrivals at another partition's node, and Poisson arrivals drawn by all.
+        let remote: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.remote_arrivals)).sum();
+        let replicas: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.replicas)).sum();
+        let mut rest = parts.split_off(1);
+        let mut w = parts.pop().expect("a first partition");
+        for i in 0..w.ports.len() {
+            let from = plan.part_of_node[w.topo.port(PortId::from(i)).from.idx()] as usize;
+            if from != 0 {
+                std::mem::swap(&mut w.ports[i], &mut rest[from - 1].ports[i]);
+            }
+        }
+        for f in 0..w.flows.len() {
+            let (s, d) = (plan.sender_part(&w, &w.flows[f]), plan.receiver_part(&w, &w.flows[f]));
+            if s != 0 {
+                std::mem::swap(&mut w.flows[f], &mut rest[s - 1].flows[f]);
+            }
+            if d != s {
+                // Partition 0's own copy went to `rest[s - 1]` in the swap above.
+                let other = if d == 0 { &mut rest[s - 1].flows[f] } else { &mut rest[d - 1].flows[f] };
+                take_receiver(&mut w.flows[f], other);
+            }
+        }
+        let mut events = w.sched.events;
+        let mut now = w.sched.now();
+        let mut any_done = w.done;
+        for o in &rest {
+            events += o.sched.events;
+            now = now.max(o.sched.now());
+            any_done |= o.done;
+            w.packet_hops += o.packet_hops;
+            w.injected_bytes += o.injected_bytes;
+            w.delivered_bytes += o.delivered_bytes;
+            w.dropped_bytes += o.dropped_bytes;
+            w.active_flows += o.active_flows;
+            w.pending_starts += o.pending_starts;
+            // `pending_arrivals`: every partition draws the same arrivals (not summed).
+            w.last_activity = w.last_activity.max(o.last_activity);
+            for (mine, theirs) in w.incasts.iter_mut().zip(&o.incasts) {
+                mine.finished_flows += theirs.finished_flows;
+                mine.last_finish = mine.last_finish.max(theirs.last_finish);
+                mine.last_delivery = mine.last_delivery.max(theirs.last_delivery);
+            }
+        }
+        w.sched.events = events - remote - replicas;
+        w.packet_hops -= remote;
+        w.sched.advance_to(now);
+        // As a whole run's flag: set when a flow finished with nothing left to do.
+        w.done = any_done && !w.has_work();
+        w.partition = None;
+        w
+    }
+}
+
+/// The total and the critical path of a cost over the partitions' window logs: partition
+/// `p`'s window `k` starts when its window before ends and every other partition has ended
+/// its windows up to `k - 1 - SLACK` (`pipeline.rs`).
+fn critical_path(logs: &[&[(u64, u64, u64)]], cost: impl Fn(&(u64, u64, u64)) -> u64) -> (u64, u64) {
+    let slack = super::pipeline::SLACK;
+    let mut entries: Vec<(u64, usize, u64)> = Vec::new();
+    for (p, log) in logs.iter().enumerate() {
+        entries.extend(log.iter().map(|e| (e.0, p, cost(e))));
+    }
+    entries.sort_unstable();
+    // Per partition: (window, finish) of its windows so far, in order.
+    let mut done: Vec<Vec<(u64, u64)>> = vec![Vec::new(); logs.len()];
+    let mut total = 0;
+    for (k, p, c) in entries {
+        total += c;
+        let mut start = done[p].last().map_or(0, |d| d.1);
+        for (_, d) in done.iter().enumerate().filter(|(q, _)| *q != p) {
+            let upto = d.partition_point(|x| x.0 + 1 + slack <= k);
+            start = start.max(if upto == 0 { 0 } else { d[upto - 1].1 });
+        }
+        done[p].push((k, start + c));
+    }
+    (total, done.iter().filter_map(|d| d.last().map(|x| x.1)).max().unwrap_or(0))
+}
+
+/// The calling thread's CPU time (ns; 0 where it cannot be read).
+fn thread_cpu_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
+    0
+}
+
+/// Moves a flow's receiver half (what its destination's partition wrote) into `into`. An
+/// erasure-coded flow's blocks are the receiver's, but for the parity NACKs its sender
+/// acted on.
+fn take_receiver(into: &mut Flow, from: &mut Flow) {
+    std::mem::swap(&mut into.receiver, &mut from.receiver);
+    let acted = into.erasure.as_ref().map(|e| e.nacks_acted);
+    std::mem::swap(&mut into.erasure, &mut from.erasure);
+    if let (Some(e), Some(acted)) = (into.erasure.as_mut(), acted) {
+        e.nacks_acted = acted;
+    }
+    into.recv_done = from.recv_done;
+    into.nacks_sent = from.nacks_sent;
+    into.last_bin_dst = from.last_bin_dst;
+    into.dack_armed = from.dack_armed;
+    into.dack_gen = from.dack_gen;
+    into.dack_ts = from.dack_ts;
+}

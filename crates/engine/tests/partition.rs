@@ -1,0 +1,200 @@
+//! Partitioned runs (issue 23): a `multi_dc` run cut per datacenter gives the same tables
+//! and summary on 1, 2 and 3 threads, and the same as the run as one world.
+
+mod common;
+
+use fanin_engine::{parse_scenario, Column, Results, Simulation, ValidSpec};
+
+fn spec(toml: &str) -> ValidSpec {
+    parse_scenario(toml, &common::load_file).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Results with the wall clock left out and floats as bits (so NaN compares equal).
+fn comparable(mut r: Results) -> Results {
+    r.summary.retain(|(k, _)| k != "wall_s");
+    for t in &mut r.tables {
+        for (_, c) in t.columns.iter_mut() {
+            if let Column::F64(v) = c {
+                *c = Column::U64(v.iter().map(|x| x.to_bits()).collect());
+            }
+        }
+    }
+    r
+}
+
+/// Runs `sim` in steps of `step_ps` (0: in one go).
+fn run(mut sim: Simulation, step_ps: u64) -> Results {
+    if step_ps == 0 {
+        sim.run();
+    } else {
+        let mut t = 0;
+        while !sim.run_until(t) {
+            t += step_ps;
+        }
+    }
+    comparable(sim.finish())
+}
+
+/// The whole run and the partitioned ones on 1 to 3 threads (and in steps) agree exactly;
+/// returns the whole run's results.
+fn same_for_every_thread_count(s: &ValidSpec, parts: usize) -> Results {
+    let whole = run(Simulation::whole(s).unwrap(), 0);
+    for threads in 1..=3 {
+        let sim = Simulation::with_threads(s, threads).unwrap();
+        assert_eq!(sim.partitions(), parts);
+        assert!(run(sim, 0) == whole, "{threads} thread(s) changed a result");
+    }
+    let stepped = run(Simulation::with_threads(s, 2).unwrap(), 37_000_000);
+    assert!(stepped == whole, "running in steps changed a result");
+    whole
+}
+
+fn column(r: &Results, table: &str, name: &str) -> Column {
+    r.table(table).unwrap().columns.iter().find(|(n, _)| n == name).unwrap().1.clone()
+}
+
+/// Two leaf-spine datacenters (4 leaves x 4 hosts each) joined by border switches over two
+/// 10 us WAN links; `more` adds lines after the topology.
+fn two_dcs(more: &str) -> String {
+    format!(
+        r#"name = "two-dcs"
+seed = 7
+[topology]
+kind = "multi_dc"
+dcs = 2
+fabric = "leaf_spine"
+leaves = 4
+spines = 2
+hosts_per_leaf = 4
+interconnect = "border"
+wan_links = 2
+host_link = {{ rate = "10Gbps", delay = "1us" }}
+fabric_link = {{ rate = "40Gbps", delay = "1us" }}
+long_haul_link = {{ rate = "40Gbps", delay = "10us" }}
+{more}
+[record]
+flows = true
+"#
+    )
+}
+
+#[test]
+fn cross_dc_flows_both_ways_with_equal_starts() {
+    // Flows across in both directions and inside each DC, several starting at the same
+    // picosecond (ties), into shared receivers.
+    let mut wl = String::new();
+    for (src, dst, start) in [(0, 16, 0), (1, 16, 0), (2, 17, 0), (16, 0, 0), (17, 0, 0), (3, 4, 0), (20, 21, 5), (5, 31, 5), (31, 5, 5)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"300KB\"\nstart = \"{start}us\"\n");
+    }
+    let r = same_for_every_thread_count(&spec(&two_dcs(&wl)), 2);
+    assert_eq!(column(&r, "flows", "completed"), Column::Bool(vec![true; 9]));
+}
+
+#[test]
+fn drops_and_timeouts_across_dcs() {
+    // An 8-to-1 incast of short flows across the WAN into 4-packet queues: drops and RTOs.
+    let toml = two_dcs(
+        "[switch.queue]\nlimit = \"4pkt\"\n[transport]\nmin_rto = \"200us\"\ninitial_rto = \"300us\"\n\
+         [[workload]]\nkind = \"incast\"\ndegree = 8\nsenders = [\"h0\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\", \"h6\", \"h7\"]\nreceiver = \"h20\"\nbytes_per_sender = \"30KB\"\n",
+    );
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    let Column::U64(t) = column(&r, "flows", "timeouts") else { panic!() };
+    assert!(t.iter().sum::<u64>() > 0, "the incast must time out somewhere: {t:?}");
+    let Column::U64(d) = column(&r, "ports", "dropped_pkts") else { panic!() };
+    assert!(d.iter().sum::<u64>() > 0);
+}
+
+/// `FANIN_PARTITION_PROBE=file.toml`: times a scenario whole and on 1 and 2 threads and
+/// checks the results agree (data files from the packaged workloads and the Uno artifact).
+#[test]
+#[ignore]
+fn probe_a_scenario() {
+    let Ok(path) = std::env::var("FANIN_PARTITION_PROBE") else { return };
+    let dir = std::path::Path::new(&path).parent().unwrap().to_path_buf();
+    let load = move |name: &str| {
+        for d in [dir.clone(), "/work/shared/data/uno_artifact".into(), concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/fanin/data/workloads").into()] {
+            if let Ok(t) = std::fs::read_to_string(d.join(name)) {
+                return Ok(t);
+            }
+        }
+        Err(format!("{name} not found"))
+    };
+    let s = parse_scenario(&std::fs::read_to_string(&path).unwrap(), &load).unwrap_or_else(|e| panic!("{e}"));
+    let modes: Vec<usize> = std::env::var("FANIN_PARTITION_MODES").unwrap_or("0,1,2".into()).split(',').map(|x| x.parse().unwrap()).collect();
+    let mut first: Option<Results> = None;
+    for threads in modes {
+        let t0 = std::time::Instant::now();
+        let sim = if threads == 0 { Simulation::whole(&s).unwrap() } else { Simulation::with_threads(&s, threads).unwrap() };
+        let parts = sim.partitions();
+        let mut sim = sim;
+        while !sim.run_until(u64::MAX - 1) {}
+        if let Some(b) = sim.partition_balance() {
+            let (e, c) = (b.events as f64 / b.critical_events as f64, b.cpu_ns as f64 / b.critical_cpu_ns as f64);
+            eprintln!("  {b:?}: at most {e:.2}x by events, {c:.2}x by CPU time");
+        }
+        let r = run(sim, 0);
+        let hops = r.summary.iter().find(|x| x.0 == "packet_hops").unwrap().1;
+        eprintln!("threads {threads} ({parts} partitions): {:.3} s, {hops} hops", t0.elapsed().as_secs_f64());
+        match &first {
+            None => first = Some(r),
+            Some(f) => assert!(&r == f, "threads {threads} changed a result"),
+        }
+    }
+}
+
+#[test]
+fn poisson_arrivals_across_dcs() {
+    // Open-loop flows between any hosts of both DCs (half of them across the WAN): every
+    // partition draws the same arrivals; the sender's starts each.
+    let toml = two_dcs(
+        "[[workload]]\nkind = \"poisson\"\nload = 0.3\nsizes = \"websearch_dctcp2010_cdf.txt\"\nstop = \"10ms\"\n",
+    );
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    let Column::U32(src) = column(&r, "flows", "src") else { panic!() };
+    let Column::U32(dst) = column(&r, "flows", "dst") else { panic!() };
+    let across = src.iter().zip(&dst).filter(|(s, d)| (**s < 16) != (**d < 16)).count();
+    assert!(src.len() > 40 && across > 10, "{} flows, {across} across", src.len());
+}
+
+#[test]
+fn three_dcs_over_backbone_routers_on_fewer_threads_than_partitions() {
+    // HotNets' backbone: routers outside every DC join the first partition; three
+    // partitions share two threads.
+    let mut wl = String::new();
+    for (src, dst) in [(0, 16), (16, 32), (32, 0), (1, 33), (17, 2), (3, 4)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"200KB\"\n");
+    }
+    let toml = format!(
+        "[topology]\nkind = \"multi_dc\"\ndcs = 3\nfabric = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n\
+         interconnect = \"backbone\"\nrouters = 2\nhost_link = {{ rate = \"10Gbps\", delay = \"1us\" }}\n\
+         long_haul_link = {{ rate = \"40Gbps\", delay = \"50us\" }}\n{wl}[record]\nflows = true\n"
+    );
+    let r = same_for_every_thread_count(&spec(&toml), 3);
+    assert_eq!(column(&r, "flows", "completed"), Column::Bool(vec![true; 6]));
+}
+
+#[test]
+fn what_cannot_be_cut_runs_whole_and_says_why() {
+    let sampled = two_dcs("[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h16\"\nbytes = \"10KB\"\n")
+        .replace("flows = true\n", "flows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n");
+    let sim = Simulation::with_threads(&spec(&sampled), 2).unwrap();
+    assert_eq!(sim.partitions(), 1);
+    assert_eq!(sim.whole_because(), Some("[record] queue, rate and window series are not partitioned yet"));
+    let e = Simulation::with_threads(&spec(&sampled), 0).err().expect("0 threads");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("threads", "must be at least 1"));
+}
+
+#[test]
+fn erasure_coded_flows_across_dcs() {
+    // UnoRC's blocks: the receiver's side in one partition, the sender's parity-NACK
+    // handling in the other; drops into 8-packet queues make parity NACKs.
+    let mut wl = String::new();
+    for (src, dst) in [(0, 20), (1, 20), (2, 20), (3, 20), (16, 4), (17, 4)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"500KB\"\n");
+    }
+    let toml = two_dcs(&format!("[switch.queue]\nlimit = \"8pkt\"\n[routing]\nlb = \"spray\"\n[transport]\nrecovery = \"basic\"\n[transport.erasure]\n{wl}"));
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    assert!(r.table("erasure").unwrap().rows() > 0, "some flows must be coded");
+    let nacks = r.summary.iter().find(|x| x.0 == "parity_nacks").unwrap().1;
+    assert!(nacks > 0.0, "drops must make parity NACKs");
+}
