@@ -105,6 +105,7 @@ impl World {
                 self.pool.alloc(pkt)
             };
             self.injected_bytes += pkt.wire_bytes as u64;
+            self.flows[f.idx()].in_net += 1;
             self.enqueue(nic, r);
             if tsq_floor != u64::MAX {
                 let done = nic_departure(&self.ports[nic.idx()], now);
@@ -158,7 +159,8 @@ impl World {
     }
 
     pub(super) fn wake_fired(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f.idx()];
+        // A retired flow's timers fire into nothing (it had nothing left to do).
+        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
         flow.wake_at = NEVER;
         if flow.finished() {
             return;
@@ -258,6 +260,7 @@ impl World {
     pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
         let flow = &mut self.flows[pkt.flow.idx()];
         flow.nacks_sent += 1;
+        flow.in_net += 1;
         let entropy = flow.selector.reply(pkt.entropy, &mut self.host_draws, from);
         let nack = Packet {
             dst: to,
@@ -342,6 +345,7 @@ impl World {
             self.keep_extra_sacks(r, &a);
         }
         self.injected_bytes += ack.wire_bytes as u64;
+        self.flows[f.idx()].in_net += 1;
         self.enqueue(nic, r);
     }
 
@@ -462,7 +466,8 @@ impl World {
 
     pub(super) fn rto_fired(&mut self, f: FlowId, ev: Event) {
         let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
+        // A retired flow's timers fire into nothing (it had nothing left to do).
+        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
         if !ev.same_generation(flow.rto_gen) {
             return;
         }
@@ -509,7 +514,8 @@ impl World {
 
     pub(super) fn pace_fired(&mut self, f: FlowId) {
         let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
+        // A retired flow's timers fire into nothing (it had nothing left to do).
+        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
         if now != flow.pace_at {
             return; // replaced by an earlier one
         }
@@ -542,7 +548,8 @@ impl World {
 
     pub(super) fn packet_rto_fired(&mut self, f: FlowId) {
         let now = self.sched.now();
-        let flow = &mut self.flows[f.idx()];
+        // A retired flow's timers fire into nothing (it had nothing left to do).
+        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
         flow.packet_rto_at = NEVER;
         if flow.finished() {
             return;
@@ -566,7 +573,8 @@ impl World {
     }
 
     pub(super) fn delayed_ack_fired(&mut self, f: FlowId, ev: Event) {
-        let flow = &mut self.flows[f.idx()];
+        // A retired flow's timers fire into nothing (it had nothing left to do).
+        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
         if !ev.same_generation(flow.dack_gen) || !flow.dack_armed {
             return;
         }
@@ -575,6 +583,24 @@ impl World {
             let (ts, entropy) = (flow.dack_ts, flow.entropy);
             self.send_ack(f, NIL, a, ts, entropy);
         }
+        if self.retire {
+            self.retire_if_done(f);
+        }
+    }
+
+    /// Retires flow `f` if it is finished and can do nothing more: no packet of it in the
+    /// network (a late duplicate would make its receiver ACK) and no delayed ACK due. Its
+    /// row is kept; events still naming it find no flow and do nothing, as they would
+    /// have done on the finished flow.
+    #[inline(never)]
+    pub(super) fn retire_if_done(&mut self, f: FlowId) {
+        let Some(flow) = self.flows.get(f.idx()) else { return };
+        if !flow.finished() || flow.in_net != 0 || flow.dack_armed {
+            return;
+        }
+        let row = super::flow_rows::FlowRow::of(f, flow, self.measured(flow.start));
+        self.retired.push(row);
+        self.flows.retire(f.idx());
     }
 }
 

@@ -72,10 +72,22 @@ pub struct Flow {
     /// An erasure-coded flow's blocks at its receiver (`None`: not coded). Its sender and
     /// receiver then carry the padded stream; `size` stays the application's.
     pub erasure: Option<Box<BlockReceiver>>,
+    /// Its packets (data, ACKs, NACKs, messages) in the network: injected and not yet
+    /// delivered or dropped. A finished flow with none left and no delayed ACK due can do
+    /// nothing more, so a streaming run may retire it (`World::retire_if_done`).
+    pub in_net: u32,
 }
 
 impl Flow {
     pub fn finished(&self) -> bool {
         self.finish != NEVER
+    }
+
+    /// Frees what its sender, NIC queue and blocks hold (a retired flow's slot waits for
+    /// reuse).
+    pub fn release_buffers(&mut self) {
+        self.sender.release();
+        self.nic.release();
+        self.erasure = None;
     }
 }

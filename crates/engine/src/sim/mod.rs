@@ -5,6 +5,8 @@ mod build;
 mod endpoints;
 mod erasure;
 mod flow;
+mod flow_rows;
+mod flow_table;
 mod icon;
 pub mod memory;
 mod proxy;
@@ -15,10 +17,11 @@ mod shared_buffer;
 mod world;
 
 pub use flow::{Flow, NEVER};
+pub use flow_table::FlowTable;
 pub use build::choose_senders;
 pub use world::{Conservation, World};
 
-use crate::metrics::table::Results;
+use crate::metrics::table::{Results, Table};
 use crate::scenario::ValidSpec;
 use crate::units::Time;
 use crate::ScenarioError;
@@ -65,6 +68,37 @@ impl Simulation {
         self.world.conservation()
     }
 
+    /// Whether finished flows leave memory as the run goes (`[record] flows = "stream"`, in
+    /// a scenario that allows it: see `World::can_retire`).
+    pub fn streams_flows(&self) -> bool {
+        self.world.retire
+    }
+
+    /// Streaming: `run_until` also returns (not over) once `rows` finished flows' rows wait,
+    /// for the caller to take with `take_flow_rows`. Without a caller taking rows, they all
+    /// come in the `flows` table at the end.
+    pub fn hand_out_flows_every(&mut self, rows: usize) {
+        self.world.retired.budget = rows.max(1);
+    }
+
+    /// The rows of flows retired since the last call, in the order they were retired (`None`:
+    /// none). The final `flows` table holds the rest: flows still alive at the end.
+    pub fn take_flow_rows(&mut self) -> Option<Table> {
+        if self.world.retired.rows.is_empty() {
+            self.world.retired.ready = false;
+            return None;
+        }
+        let rows = self.world.retired.take();
+        let names = results::host_names(&self.world);
+        Some(flow_rows::flows_table(&|| rows.iter().copied(), &names))
+    }
+
+    /// Flow slots in use or free: what flow state takes, against `world().flows.len()` flows
+    /// made so far.
+    pub fn flow_slots(&self) -> usize {
+        self.world.flows.slots()
+    }
+
     pub fn finish(self) -> Results {
         results::collect(&self.world, self.wall_s)
     }
@@ -87,7 +121,7 @@ mod tests {
         let run = |above: Option<usize>| {
             let mut sim = Simulation::new(&spec).unwrap();
             let fixed = sim.world.ports.len() * std::mem::size_of::<crate::net::PortState>()
-                + sim.world.flows.len() * std::mem::size_of::<flow::Flow>();
+                + sim.world.flows.slots() * std::mem::size_of::<flow::Flow>();
             // `None`: switch on once the pool has handed out 100 slots, with ports warm.
             sim.world.prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
             // In chunks, so the choice is made again at every call.

@@ -349,6 +349,7 @@ impl World {
     pub(super) fn send_from_host(&mut self, from: HostId, pkt: Packet) {
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
+        self.flows[pkt.flow.idx()].in_net += 1;
         let nic = self.nic(from, pkt.dst, pkt.entropy);
         self.enqueue(nic, r);
     }
@@ -504,9 +505,9 @@ impl World {
     pub(super) fn sample_windows(&mut self) {
         let now = self.sched.now();
         let Some(ws) = &mut self.windows else { return };
-        for (i, f) in self.flows.iter().enumerate() {
+        for (id, f) in self.flows.enumerate() {
             if !f.finished() && f.start <= now {
-                ws.record(now, FlowId(i as u32), f.sender.window.cwnd, f.sender.in_flight, f.sender.cc.alpha());
+                ws.record(now, id, f.sender.window.cwnd, f.sender.in_flight, f.sender.cc.alpha());
             }
         }
         let interval = ws.interval;

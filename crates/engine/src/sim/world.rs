@@ -102,7 +102,7 @@ pub struct World {
     pub multi_homed: bool,
     /// Static routes: (src, dst, the destination column packets from src to dst carry).
     pub pinned: Vec<(HostId, HostId, HostId)>,
-    pub flows: Vec<Flow>,
+    pub flows: super::flow_table::FlowTable,
     pub transport: TransportConfig,
     /// The scenario's path-selection scheme: each flow gets its own selector of it.
     pub load_balancing: LoadBalancing,
@@ -131,6 +131,10 @@ pub struct World {
     pub packet_hops: u64,
     /// Whether the `flows` table is produced.
     pub record_flows: bool,
+    /// `[record] flows = "stream"` in a scenario whose flows nothing names after they end:
+    /// a finished flow is retired (its row kept, its slot freed) once idle.
+    pub retire: bool,
+    pub retired: super::flow_rows::Retired,
     /// Nothing is left to do: no active flow, no start or arrival pending. The run then
     /// only drains packets still in the network (and stale timers, which do nothing).
     pub done: bool,
@@ -172,11 +176,13 @@ impl World {
         // No prefetching while the pool is small (it only grows, while the network fills
         // up), then packets, and ports too if they and the flows are cold on their own.
         let (packets_above, ports_cold) = self.cold_working_set();
-        while self.pool.slots() <= packets_above {
+        while self.pool.slots() <= packets_above && !self.retired.ready {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             self.dispatch(ev);
         }
-        while let Some(ev) = self.sched.pop_until(stop) {
+        // A streaming run hands out its retired flows' rows when `retired.budget` are kept.
+        while !self.retired.ready {
+            let Some(ev) = self.sched.pop_until(stop) else { break };
             // Events not at hand yet are `Event::NONE`.
             self.prefetch(self.sched.peek_ready(PREFETCH_AHEAD), ports_cold);
             if ports_cold {
@@ -184,6 +190,9 @@ impl World {
             }
             self.prefetch_queues(self.sched.peek_ready(0));
             self.dispatch(ev);
+        }
+        if self.retired.ready {
+            return false;
         }
         if self.sched.is_empty() || stop >= end {
             self.catch_up_all();
@@ -198,7 +207,7 @@ impl World {
     /// outgrow `prefetch_above_bytes`, and whether the ports and flows do on their own.
     fn cold_working_set(&self) -> (usize, bool) {
         let fixed = self.ports.len() * std::mem::size_of::<PortState>()
-            + self.flows.len() * std::mem::size_of::<Flow>();
+            + self.flows.slots() * std::mem::size_of::<Flow>();
         let slots = self.prefetch_above_bytes.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
         (slots, fixed > self.prefetch_above_bytes)
     }
@@ -316,8 +325,11 @@ impl World {
         let admission = if self.enqueue_hooks { self.admit_hooked(port, r, idle, now) } else { self.admit(port, r, idle, now) };
         match admission {
             Admission::Dropped => {
-                self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
+                let pkt = self.pool.get(r);
+                self.dropped_bytes += pkt.wire_bytes as u64;
+                let f = pkt.flow;
                 self.pool.free(r);
+                self.left_network(f);
             }
             Admission::Queued if idle => {
                 let was_empty = port_at(&mut self.ports, port).wire.is_empty();
@@ -552,6 +564,7 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
+            self.flows[pkt.flow.idx()].in_net -= 1;
             if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
                 self.relay(HostId(host), r, &pkt);
                 return;
@@ -564,6 +577,19 @@ impl World {
                 PacketKind::Degree => self.on_degree(r, &pkt),
                 PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
             }
+            if self.retire {
+                self.retire_if_done(pkt.flow);
+            }
+        }
+    }
+
+    /// A packet of flow `f` was dropped: one fewer in the network.
+    #[cold]
+    #[inline(never)]
+    fn left_network(&mut self, f: FlowId) {
+        self.flows[f.idx()].in_net -= 1;
+        if self.retire {
+            self.retire_if_done(f);
         }
     }
 
@@ -602,9 +628,9 @@ impl World {
     fn sample_rates(&mut self) {
         let now = self.sched.now();
         let Some(series) = &mut self.rate_series else { return };
-        for (i, f) in self.flows.iter().enumerate() {
+        for (id, f) in self.flows.enumerate() {
             if f.start <= now {
-                series.record(now, i, f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
+                series.record(now, id.idx(), f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
             }
         }
         let interval = series.interval;
