@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -137,8 +138,13 @@ def run_cmd(
     with user_errors():
         overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
-        results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides)
-        results.to_parquet(output)
+        # A streaming scenario's flows go to disk as the run goes, beside the result.
+        streamed = output.parent / f".{output.name}.{os.getpid()}.flows.parquet"
+        try:
+            results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, flows_to=streamed)
+            results.to_parquet(output)
+        finally:
+            streamed.unlink(missing_ok=True)
         if plot is not None:
             from fanin.plot import standard_figure
 

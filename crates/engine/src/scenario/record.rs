@@ -44,7 +44,8 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
         None => (true, false),
         Some(FlowsRecord::On(on)) => (*on, false),
         Some(FlowsRecord::Named(s)) => {
-            cx.choice("flows", Some(s), None, &["stream"]).map_err(|e| e.with_allowed(["true", "false", "stream"].iter()))?;
+            // A string must be the one name; `true`/`false` are the TOML booleans.
+            cx.choice("flows", Some(s), None, &["stream"])?;
             (true, true)
         }
     };

@@ -312,7 +312,9 @@ impl World {
         let receiver = Receiver::new(stream, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         let selector = self.new_selector(id, src, dst, start, entropy);
-        let pushed = self.flows.push(Flow {
+        self.flows.push(Flow {
+            id,
+            retired: false,
             src,
             dst,
             size,
@@ -348,7 +350,6 @@ impl World {
             erasure,
             in_net: 0,
         });
-        debug_assert_eq!(pushed, id);
         self.attach_icon(id, incast != NO_INCAST);
         id
     }

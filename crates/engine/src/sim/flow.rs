@@ -17,6 +17,10 @@ pub const NO_FLOW: FlowId = FlowId(u32::MAX);
 pub const NO_TURNS: u32 = u32::MAX;
 
 pub struct Flow {
+    /// Its stable id (what packets, events and its result row name).
+    pub id: FlowId,
+    /// Retired: finished, its row taken, its slot free for another flow.
+    pub retired: bool,
     pub src: HostId,
     pub dst: HostId,
     /// Bytes to send; `u64::MAX` for a flow that never ends.

@@ -9,13 +9,12 @@
 use super::flow::Flow;
 use crate::ids::FlowId;
 
-/// `slot_of` of a retired flow.
-const RETIRED: u32 = u32::MAX;
-
 #[derive(Default)]
 pub struct FlowTable {
+    /// Never shrinks, so every `slot_of` entry stays a valid index.
     slots: Vec<Flow>,
-    /// Per flow id: its slot, or `RETIRED`.
+    /// Per flow id: its slot. A retired flow's entry still names its old slot, which holds
+    /// another flow (`Flow::id` tells) or none yet.
     slot_of: Vec<u32>,
     /// Slots of retired flows, reused last-freed first (still warm in the cache).
     free: Vec<u32>,
@@ -41,8 +40,10 @@ impl FlowTable {
         self.slots.len() - self.free.len()
     }
 
+    /// Stores a new flow; its `id` must be the next id (`len()`).
     pub fn push(&mut self, flow: Flow) -> FlowId {
         let id = FlowId::from(self.slot_of.len());
+        assert_eq!(flow.id, id, "flows are pushed in id order");
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = flow;
@@ -60,25 +61,36 @@ impl FlowTable {
     /// The flow with this id, unless it was retired.
     #[inline(always)]
     pub fn get(&self, id: usize) -> Option<&Flow> {
-        self.slots.get(*self.slot_of.get(id)? as usize)
+        let f = &self.slots[*self.slot_of.get(id)? as usize];
+        (f.id.idx() == id && !f.retired).then_some(f)
     }
 
     #[inline(always)]
     pub fn get_mut(&mut self, id: usize) -> Option<&mut Flow> {
-        self.slots.get_mut(*self.slot_of.get(id)? as usize)
-    }
-
-    pub fn is_retired(&self, id: usize) -> bool {
-        self.slot_of[id] == RETIRED
+        let f = &mut self.slots[*self.slot_of.get(id)? as usize];
+        (f.id.idx() == id && !f.retired).then_some(f)
     }
 
     /// Gives the flow's slot back; its id now names nothing (`get` is `None`).
     pub fn retire(&mut self, id: usize) {
-        let slot = std::mem::replace(&mut self.slot_of[id], RETIRED);
-        debug_assert!(slot != RETIRED, "flow {id} retired twice");
+        let slot = self.slot_of[id];
+        let f = &mut self.slots[slot as usize];
+        assert!(f.id.idx() == id && !f.retired, "flow {id} retired twice");
+        f.retired = true;
         // Its sender's and receiver's buffers go now, not when the slot is next written.
-        self.slots[slot as usize].release_buffers();
+        f.release_buffers();
         self.free.push(slot);
+    }
+
+    /// The flow in slot `slot_of[id]`, without a bounds check on the slot: every entry of
+    /// `slot_of` is below `slots.len()` (written by `push` only, and `slots` never shrinks).
+    /// An id whose flow was retired reads whatever holds its old slot now; nothing names
+    /// a retired flow but events, which ask `get` (checked in debug builds here).
+    #[inline(always)]
+    fn slot(&self, id: usize) -> usize {
+        let s = self.slot_of[id] as usize;
+        debug_assert!(s < self.slots.len() && self.slots[s].id.idx() == id && !self.slots[s].retired, "flow {id} is retired");
+        s
     }
 
     /// The flows not retired, in id order.
@@ -88,7 +100,7 @@ impl FlowTable {
 
     /// The flows not retired, with their ids, in id order.
     pub fn enumerate(&self) -> impl Iterator<Item = (FlowId, &Flow)> {
-        self.slot_of.iter().enumerate().filter(|(_, &s)| s != RETIRED).map(|(i, &s)| (FlowId::from(i), &self.slots[s as usize]))
+        (0..self.slot_of.len()).filter_map(|i| Some((FlowId::from(i), self.get(i)?)))
     }
 }
 
@@ -97,14 +109,18 @@ impl std::ops::Index<usize> for FlowTable {
     /// The flow with id `id`; a retired one panics (nothing may name it any more).
     #[inline(always)]
     fn index(&self, id: usize) -> &Flow {
-        &self.slots[self.slot_of[id] as usize]
+        let s = self.slot(id);
+        // SAFETY: `slot` is below `slots.len()` (see there).
+        unsafe { self.slots.get_unchecked(s) }
     }
 }
 
 impl std::ops::IndexMut<usize> for FlowTable {
     #[inline(always)]
     fn index_mut(&mut self, id: usize) -> &mut Flow {
-        &mut self.slots[self.slot_of[id] as usize]
+        let s = self.slot(id);
+        // SAFETY: as in `index`.
+        unsafe { self.slots.get_unchecked_mut(s) }
     }
 }
 

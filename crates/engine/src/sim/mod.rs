@@ -81,11 +81,11 @@ impl Simulation {
         self.world.retired.budget = rows.max(1);
     }
 
-    /// The rows of flows retired since the last call, in the order they were retired (`None`:
-    /// none). The final `flows` table holds the rest: flows still alive at the end.
+    /// The rows of the flows retired since the last time, in the order they were retired,
+    /// once there are `hand_out_flows_every` of them (`None` before: Parquet row groups stay
+    /// large). The final `flows` table holds the rest and the flows alive at the end.
     pub fn take_flow_rows(&mut self) -> Option<Table> {
-        if self.world.retired.rows.is_empty() {
-            self.world.retired.ready = false;
+        if !self.world.retired.ready {
             return None;
         }
         let rows = self.world.retired.take();
