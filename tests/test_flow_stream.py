@@ -48,8 +48,10 @@ def test_streamed_parquet_rows_equal_the_kept_table(tmp_path: Path) -> None:
     assert got.equals(kept.flows), "streamed rows differ from the kept table"
     assert not streamed.flows["flow_id"].is_monotonic_increasing, "rows come in the order flows finished"
     assert streamed.ports.equals(kept.ports)
-    drop = ("wall_s", "setup_wall_s")
+    drop = ("wall_s", "setup_wall_s", "flow_slots")
     assert {k: v for k, v in streamed.summary.items() if k not in drop} == {k: v for k, v in kept.summary.items() if k not in drop}
+    # Flow state for a few dozen flows at once, not 40,245.
+    assert streamed.summary["flow_slots"] < 200  # 98
     # On disk as a result directory: the streamed file is part of it, hashed in the manifest.
     out = streamed.to_parquet(tmp_path / "result")
     assert pq.read_table(out / "flows.parquet").equals(pq.read_table(path))

@@ -56,6 +56,10 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("proxy_nacks".to_string(), w.proxy_nacks as f64),
         ("timeouts".to_string(), totals.timeouts as f64),
     ];
+    if w.retire {
+        // Flow state a streaming run held at most (slots are reused, never given back).
+        summary.push(("flow_slots".to_string(), w.flows.slots() as f64));
+    }
     if w.measure.is_some() {
         summary.push(("measured_flows".to_string(), totals.measured as f64));
         summary.push(("measured_flows_completed".to_string(), totals.measured_completed as f64));
