@@ -279,7 +279,8 @@ impl World {
 
     fn schedule_start(&mut self, f: FlowId) {
         self.pending_starts += 1;
-        self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
+        let flow = &self.flows[f.idx()];
+        self.sched.at(flow.start, Event::new(EventKind::FlowStart, flow.id.0));
     }
 
     /// Creates a flow (not yet started) and returns its id.
@@ -312,7 +313,7 @@ impl World {
         let receiver = Receiver::new(stream, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         let selector = self.new_selector(id, src, dst, start, entropy);
-        self.flows.push(Flow {
+        let slot = self.flows.push(Flow {
             id,
             retired: false,
             src,
@@ -350,8 +351,8 @@ impl World {
             erasure,
             in_net: 0,
         });
-        self.attach_icon(id, incast != NO_INCAST);
-        id
+        self.attach_icon(slot, incast != NO_INCAST);
+        slot
     }
 
     /// Flow `id`'s path selector. Its base RTT is the one its first full segment would see

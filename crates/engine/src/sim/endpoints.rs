@@ -72,6 +72,8 @@ impl World {
             }
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
+            // It goes into the network below (counted here, where the flow is at hand).
+            flow.in_net += 1;
             sent += 1;
             let entropy = flow.selector.on_send(&mut self.host_draws, src);
             let mut fl = if ecn { flags::ECT } else { 0 };
@@ -105,7 +107,6 @@ impl World {
                 self.pool.alloc(pkt)
             };
             self.injected_bytes += pkt.wire_bytes as u64;
-            self.flows[f.idx()].in_net += 1;
             self.enqueue(nic, r);
             if tsq_floor != u64::MAX {
                 let done = nic_departure(&self.ports[nic.idx()], now);
@@ -152,15 +153,14 @@ impl World {
         if flow.wake_at == NEVER {
             if let Some(at) = flow.nic.next_departure() {
                 flow.wake_at = at;
-                self.sched.at(at, Event::new(EventKind::Wake, f.0));
+                self.sched.at(at, Event::new(EventKind::Wake, flow.id.0));
             }
         }
         true
     }
 
     pub(super) fn wake_fired(&mut self, f: FlowId) {
-        // A retired flow's timers fire into nothing (it had nothing left to do).
-        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
+        let flow = &mut self.flows[f.idx()];
         flow.wake_at = NEVER;
         if flow.finished() {
             return;
@@ -460,14 +460,13 @@ impl World {
         if due != NEVER && (flow.rto_event_at == NEVER || flow.rto_event_at > due) {
             flow.rto_gen = flow.rto_gen.wrapping_add(1);
             flow.rto_event_at = due;
-            self.sched.at(due, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+            self.sched.at(due, Event::timer(EventKind::Rto, flow.id.0, flow.rto_gen));
         }
     }
 
     pub(super) fn rto_fired(&mut self, f: FlowId, ev: Event) {
         let now = self.sched.now();
-        // A retired flow's timers fire into nothing (it had nothing left to do).
-        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
+        let flow = &mut self.flows[f.idx()];
         if !ev.same_generation(flow.rto_gen) {
             return;
         }
@@ -508,14 +507,13 @@ impl World {
         let flow = &mut self.flows[f.idx()];
         if flow.pace_at == NEVER || at < flow.pace_at {
             flow.pace_at = at;
-            self.sched.at(at, Event::new(EventKind::Pace, f.0));
+            self.sched.at(at, Event::new(EventKind::Pace, flow.id.0));
         }
     }
 
     pub(super) fn pace_fired(&mut self, f: FlowId) {
         let now = self.sched.now();
-        // A retired flow's timers fire into nothing (it had nothing left to do).
-        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
+        let flow = &mut self.flows[f.idx()];
         if now != flow.pace_at {
             return; // replaced by an earlier one
         }
@@ -542,14 +540,13 @@ impl World {
         if let Some(at) = q.next_deadline() {
             q.timer_ops += 1;
             flow.packet_rto_at = at;
-            self.sched.at(at, Event::new(EventKind::PacketRto, f.0));
+            self.sched.at(at, Event::new(EventKind::PacketRto, flow.id.0));
         }
     }
 
     pub(super) fn packet_rto_fired(&mut self, f: FlowId) {
         let now = self.sched.now();
-        // A retired flow's timers fire into nothing (it had nothing left to do).
-        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
+        let flow = &mut self.flows[f.idx()];
         flow.packet_rto_at = NEVER;
         if flow.finished() {
             return;
@@ -568,13 +565,12 @@ impl World {
         }
         flow.dack_armed = true;
         flow.dack_gen = flow.dack_gen.wrapping_add(1);
-        let ev = Event::timer(EventKind::DelayedAck, f.0, flow.dack_gen);
+        let ev = Event::timer(EventKind::DelayedAck, flow.id.0, flow.dack_gen);
         self.sched.after(self.transport.delayed_ack_timeout, ev);
     }
 
     pub(super) fn delayed_ack_fired(&mut self, f: FlowId, ev: Event) {
-        // A retired flow's timers fire into nothing (it had nothing left to do).
-        let Some(flow) = self.flows.get_mut(f.idx()) else { return };
+        let flow = &mut self.flows[f.idx()];
         if !ev.same_generation(flow.dack_gen) || !flow.dack_armed {
             return;
         }
@@ -594,13 +590,13 @@ impl World {
     /// have done on the finished flow.
     #[inline(never)]
     pub(super) fn retire_if_done(&mut self, f: FlowId) {
-        let Some(flow) = self.flows.get(f.idx()) else { return };
-        if !flow.finished() || flow.in_net != 0 || flow.dack_armed {
+        let flow = &self.flows[f.idx()];
+        if flow.retired || !flow.finished() || flow.in_net != 0 || flow.dack_armed {
             return;
         }
-        let row = super::flow_rows::FlowRow::of(f, flow, self.measured(flow.start));
+        let row = super::flow_rows::FlowRow::of(flow.id, flow, self.measured(flow.start));
         self.retired.push(row);
-        self.flows.retire(f.idx());
+        self.flows.retire(f);
     }
 }
 

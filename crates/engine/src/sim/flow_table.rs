@@ -1,10 +1,13 @@
-//! The flows of a run, by their stable id, in slots that a retired flow gives back.
+//! The flows of a run, in slots that a retired flow gives back.
 //!
-//! A flow's id (`FlowId`, what packets, events and result rows carry) never changes; its
-//! state lives in a slot found through `slot_of` (4 bytes per flow ever created). A run that
-//! streams its flows table retires a finished flow once nothing of it is left in the network
-//! (`World::retire_if_done`): its row goes out and its slot is reused, so memory follows the
-//! flows alive at once, not all the run has made. Without retirement, slot = id.
+//! Inside the world a `FlowId` names a flow's slot: packets carry it, and the handlers index
+//! `flows` with it directly (no indirection on the per-packet path). A flow's stable id
+//! (`Flow::id`: its row's `flow_id`, its entropy's seed) is what timer events carry, since
+//! an event may outlive its flow: `live_slot` turns it into the slot, or `None` for a
+//! retired flow. A run that streams its flows table retires a finished flow once none of
+//! its packets is left in the network (`World::retire_if_done`), so a packet never names a
+//! slot that changed hands; memory then follows the flows alive at once, plus 4 bytes a
+//! flow for `slot_of`. Without retirement, slot = id.
 
 use super::flow::Flow;
 use crate::ids::FlowId;
@@ -40,10 +43,9 @@ impl FlowTable {
         self.slots.len() - self.free.len()
     }
 
-    /// Stores a new flow; its `id` must be the next id (`len()`).
+    /// Stores a new flow (its `id` must be the next id, `len()`); returns its slot.
     pub fn push(&mut self, flow: Flow) -> FlowId {
-        let id = FlowId::from(self.slot_of.len());
-        assert_eq!(flow.id, id, "flows are pushed in id order");
+        assert_eq!(flow.id.idx(), self.slot_of.len(), "flows are pushed in id order");
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = flow;
@@ -55,42 +57,30 @@ impl FlowTable {
             }
         };
         self.slot_of.push(slot);
-        id
+        FlowId(slot)
     }
 
-    /// The flow with this id, unless it was retired.
+    /// The slot of the flow with stable id `id`, unless it was retired.
     #[inline(always)]
+    pub fn live_slot(&self, id: u32) -> Option<FlowId> {
+        let slot = *self.slot_of.get(id as usize)?;
+        let f = &self.slots[slot as usize];
+        (f.id.0 == id && !f.retired).then_some(FlowId(slot))
+    }
+
+    /// The flow with stable id `id`, unless it was retired.
     pub fn get(&self, id: usize) -> Option<&Flow> {
-        let f = &self.slots[*self.slot_of.get(id)? as usize];
-        (f.id.idx() == id && !f.retired).then_some(f)
+        Some(&self.slots[self.live_slot(u32::try_from(id).ok()?)?.idx()])
     }
 
-    #[inline(always)]
-    pub fn get_mut(&mut self, id: usize) -> Option<&mut Flow> {
-        let f = &mut self.slots[*self.slot_of.get(id)? as usize];
-        (f.id.idx() == id && !f.retired).then_some(f)
-    }
-
-    /// Gives the flow's slot back; its id now names nothing (`get` is `None`).
-    pub fn retire(&mut self, id: usize) {
-        let slot = self.slot_of[id];
-        let f = &mut self.slots[slot as usize];
-        assert!(f.id.idx() == id && !f.retired, "flow {id} retired twice");
+    /// Gives slot `slot`'s flow's slot back; its id now names nothing (`live_slot` is `None`).
+    pub fn retire(&mut self, slot: FlowId) {
+        let f = &mut self.slots[slot.idx()];
+        assert!(!f.retired, "flow {} retired twice", f.id.0);
         f.retired = true;
         // Its sender's and receiver's buffers go now, not when the slot is next written.
         f.release_buffers();
-        self.free.push(slot);
-    }
-
-    /// The flow in slot `slot_of[id]`, without a bounds check on the slot: every entry of
-    /// `slot_of` is below `slots.len()` (written by `push` only, and `slots` never shrinks).
-    /// An id whose flow was retired reads whatever holds its old slot now; nothing names
-    /// a retired flow but events, which ask `get` (checked in debug builds here).
-    #[inline(always)]
-    fn slot(&self, id: usize) -> usize {
-        let s = self.slot_of[id] as usize;
-        debug_assert!(s < self.slots.len() && self.slots[s].id.idx() == id && !self.slots[s].retired, "flow {id} is retired");
-        s
+        self.free.push(slot.0);
     }
 
     /// The flows not retired, in id order.
@@ -104,23 +94,19 @@ impl FlowTable {
     }
 }
 
+/// By slot (a `FlowId` inside the world; = the id in a run that retires no flow).
 impl std::ops::Index<usize> for FlowTable {
     type Output = Flow;
-    /// The flow with id `id`; a retired one panics (nothing may name it any more).
     #[inline(always)]
-    fn index(&self, id: usize) -> &Flow {
-        let s = self.slot(id);
-        // SAFETY: `slot` is below `slots.len()` (see there).
-        unsafe { self.slots.get_unchecked(s) }
+    fn index(&self, slot: usize) -> &Flow {
+        &self.slots[slot]
     }
 }
 
 impl std::ops::IndexMut<usize> for FlowTable {
     #[inline(always)]
-    fn index_mut(&mut self, id: usize) -> &mut Flow {
-        let s = self.slot(id);
-        // SAFETY: as in `index`.
-        unsafe { self.slots.get_unchecked_mut(s) }
+    fn index_mut(&mut self, slot: usize) -> &mut Flow {
+        &mut self.slots[slot]
     }
 }
 

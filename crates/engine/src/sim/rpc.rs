@@ -209,7 +209,7 @@ impl World {
             let f = r.flows[slot];
             r.resp_of[slot] = r.responses.len() as u32;
             r.responses.push(ResponseRecord { burst, flow: f, ..Default::default() });
-            self.sched.at(now + a, Event::new(EventKind::Request, f.0));
+            self.sched.at(now + a, Event::new(EventKind::Request, self.flows[f.idx()].id.0));
         }
         // The burst event itself was pending; each response is pending until written.
         self.pending_starts += degree as u64 - 1;
@@ -374,7 +374,7 @@ impl World {
         }
         if pkt.has(flags::REQUEST) {
             let at = now + rp.response_jitter[slot];
-            self.sched.at(at, Event::new(EventKind::Respond, f.0));
+            self.sched.at(at, Event::new(EventKind::Respond, self.flows[f.idx()].id.0));
             if pkt.payload > 0 && self.transport.receiver.delayed_ack == 1 {
                 self.ack_request(f);
             }

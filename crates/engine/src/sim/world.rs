@@ -53,6 +53,12 @@ pub(super) const RATE_SAMPLE: u32 = 1;
 /// indices: a Poisson workload's next arrival).
 pub(super) const MEASURE_CHECK: u32 = u32::MAX;
 
+/// The event kinds whose index is a flow's stable id.
+fn names_flow(kind: EventKind) -> bool {
+    use EventKind::*;
+    matches!(kind, FlowStart | Rto | DelayedAck | Request | Respond | Pace | PacketRto | Wake | EcWait)
+}
+
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conservation {
@@ -269,25 +275,29 @@ impl World {
     /// Timers, starts and sampling: rare, so kept out of the inlined arrival loop.
     #[inline(never)]
     fn dispatch_timer(&mut self, ev: Event) {
+        // A flow's events carry its stable id (they may outlive it): its slot, if it is
+        // still there. A retired flow's timers fire into nothing, as on the finished flow.
+        let flow = || self.flows.live_slot(ev.index());
+        let Some(f) = (if names_flow(ev.kind()) { flow() } else { Some(FlowId(ev.index())) }) else { return };
         match ev.kind() {
             EventKind::Arrive => unreachable!("arrivals are dispatched before timers"),
-            EventKind::FlowStart => self.flow_start(FlowId(ev.index())),
-            EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
-            EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
+            EventKind::FlowStart => self.flow_start(f),
+            EventKind::Rto => self.rto_fired(f, ev),
+            EventKind::DelayedAck => self.delayed_ack_fired(f, ev),
             EventKind::Arrival if ev.index() == MEASURE_CHECK => self.measure_check(),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
             EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
             EventKind::Burst => self.rpc_burst(ev.index() as usize),
-            EventKind::Request => self.rpc_request(FlowId(ev.index())),
-            EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
+            EventKind::Request => self.rpc_request(f),
+            EventKind::Respond => self.rpc_respond(f),
             EventKind::SampleWindows => self.sample_windows(),
-            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
-            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
+            EventKind::Pace => self.pace_fired(f),
+            EventKind::PacketRto => self.packet_rto_fired(f),
             EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
-            EventKind::Wake => self.wake_fired(FlowId(ev.index())),
+            EventKind::Wake => self.wake_fired(f),
             EventKind::BufferTick => self.buffer_tick(ev.index()),
-            EventKind::EcWait => self.ec_wait_fired(FlowId(ev.index()), ev),
+            EventKind::EcWait => self.ec_wait_fired(f, ev),
         }
     }
 
