@@ -1,6 +1,6 @@
 //! The `flows` table's rows, and the rows of flows a streaming run has retired
-//! (`[record] flows = "stream"`): kept as 128-byte rows until the caller takes them, not as
-//! the flow's state (about 600 bytes plus its buffers).
+//! (`[record] flows = "stream"`): kept as 112-byte rows until the caller takes them, not as
+//! the flow's state (1,032 bytes plus its buffers).
 
 use super::flow::{Flow, NEVER, NO_HOST, NO_INCAST};
 use crate::ids::FlowId;
@@ -29,6 +29,8 @@ pub struct FlowRow {
     pub incast: u32,
     pub measured: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<FlowRow>() == 112);
 
 impl FlowRow {
     pub fn of(id: FlowId, f: &Flow, measured: bool) -> FlowRow {
