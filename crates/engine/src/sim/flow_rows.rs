@@ -71,7 +71,7 @@ fn known(t: u64) -> Option<u64> {
 
 /// The `flows` table of `rows` (an iterator made afresh for each column, so no row is
 /// copied out of the flows first). `names`: the hosts' names by host number.
-pub fn flows_table<'a, I: Iterator<Item = FlowRow>>(rows: &dyn Fn() -> I, names: &'a [String]) -> Table {
+pub fn flows_table<I: Iterator<Item = FlowRow>>(rows: &dyn Fn() -> I, names: &[String]) -> Table {
     let col_u64 = |g: &dyn Fn(&FlowRow) -> u64| Column::U64(rows().map(|x| g(&x)).collect());
     let opt_u64 = |g: &dyn Fn(&FlowRow) -> Option<u64>| Column::OptU64(rows().map(|x| g(&x)).collect());
     let i64_or_none = |v: u32, none: u32| if v == none { -1 } else { v as i64 };

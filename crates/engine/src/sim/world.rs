@@ -277,8 +277,14 @@ impl World {
     fn dispatch_timer(&mut self, ev: Event) {
         // A flow's events carry its stable id (they may outlive it): its slot, if it is
         // still there. A retired flow's timers fire into nothing, as on the finished flow.
-        let flow = || self.flows.live_slot(ev.index());
-        let Some(f) = (if names_flow(ev.kind()) { flow() } else { Some(FlowId(ev.index())) }) else { return };
+        // Without retirement the id is the slot.
+        let f = match self.retire && names_flow(ev.kind()) {
+            true => match self.flows.live_slot(ev.index()) {
+                Some(slot) => slot,
+                None => return,
+            },
+            false => FlowId(ev.index()),
+        };
         match ev.kind() {
             EventKind::Arrive => unreachable!("arrivals are dispatched before timers"),
             EventKind::FlowStart => self.flow_start(f),
