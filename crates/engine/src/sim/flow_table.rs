@@ -14,7 +14,7 @@ use crate::ids::FlowId;
 
 #[derive(Default)]
 pub struct FlowTable {
-    /// Never shrinks, so every `slot_of` entry stays a valid index.
+    /// Never shrinks: the most flows alive at once.
     slots: Vec<Flow>,
     /// Per flow id: its slot. A retired flow's entry still names its old slot, which holds
     /// another flow (`Flow::id` tells) or none yet.
@@ -36,11 +36,6 @@ impl FlowTable {
     /// Slots in use or free: what the flow state occupies.
     pub fn slots(&self) -> usize {
         self.slots.len()
-    }
-
-    /// Flows alive (not retired).
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
     }
 
     /// Stores a new flow (its `id` must be the next id, `len()`); returns its slot.
@@ -73,7 +68,8 @@ impl FlowTable {
         Some(&self.slots[self.live_slot(u32::try_from(id).ok()?)?.idx()])
     }
 
-    /// Gives slot `slot`'s flow's slot back; its id now names nothing (`live_slot` is `None`).
+    /// Frees slot `slot` for the next flow; its flow's id now names nothing (`live_slot`
+    /// is `None`).
     pub fn retire(&mut self, slot: FlowId) {
         let f = &mut self.slots[slot.idx()];
         assert!(!f.retired, "flow {} retired twice", f.id.0);
