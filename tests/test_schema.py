@@ -295,6 +295,7 @@ REACHES = {
     "workload[0].remember": {"workload": [{"kind": "rpc_incast", "degree": 2, "bytes_per_sender": "1KB"}]},
     "workload[0].rwnd_strategy": {"workload": [{"kind": "rpc_incast", "degree": 2, "bytes_per_sender": "1KB"}]},
     "routing.lb": {},
+    "record.flows": {},
     "event[0].action": {"event": [{}]},
     "event[0].preset": {"event": [{"at": "0s", "link": "bottleneck", "action": "drop"}]},
 }

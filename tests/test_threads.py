@@ -99,3 +99,15 @@ def test_a_run_that_cannot_be_cut_warns_and_runs_whole(tmp_path: Path) -> None:
         two = fanin.run(dumbbell, threads=2)
     assert [str(w.message) for w in caught] == ["threads=2: this run is not partitioned (the topology has one datacenter); it runs on one thread"]
     assert files(two.to_parquet(tmp_path / "2")) == files(fanin.run(dumbbell).to_parquet(tmp_path / "1"))
+
+
+def test_a_streamed_flows_table_runs_whole_and_keeps_its_rows(two_dcs: Path, tmp_path: Path) -> None:
+    # A streamed flow is retired once none of its packets is left in the network, which a
+    # flow across datacenters spreads over two partitions: such a run stays whole, says why,
+    # and streams the rows the partitioned run keeps.
+    kept = fanin.run(two_dcs, threads=2).flows.sort_values("flow_id").reset_index(drop=True)
+    with pytest.warns(UserWarning, match="streamed flows tables"):
+        streamed = fanin.run(two_dcs, threads=2, set={"record.flows": "stream"}, flows_to=tmp_path / "f.parquet")
+    rows = streamed.flows.sort_values("flow_id").reset_index(drop=True)
+    assert len(rows) == len(FLOWS) and rows["completed"].all()
+    assert rows[["flow_id", "fct_ps", "retx_bytes"]].equals(kept[["flow_id", "fct_ps", "retx_bytes"]])

@@ -22,11 +22,16 @@ def run(
     progress_every_ps: int = 0,
     memory_limit: int | None = None,
     threads: int = 1,
+    on_flows: Callable[[list[Column]], None] | None = None,
+    flow_rows: int = 131072,
 ) -> tuple[dict[str, list[Column]], dict[str, float]]:
     """Runs the scenario with the GIL released; returns (tables, summary).
 
     summary holds the engine's scalars plus wall_s (seconds in the run loop, unless the
-    engine reports it) and setup_wall_s (parsing and building).
+    engine reports it) and setup_wall_s (parsing and building). A scenario with
+    `[record] flows = "stream"` calls on_flows(columns) with the rows of flow_rows finished
+    flows at a time, and last the flows left at the end (the returned tables then have no
+    flows table).
 
     Raises ScenarioError for a bad scenario, RuntimeError("internal error: ...") if the
     engine fails an internal invariant, KeyboardInterrupt on Ctrl-C (checked between chunks).

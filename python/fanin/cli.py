@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from collections.abc import Iterator
@@ -139,12 +140,17 @@ def run_cmd(
     with user_errors():
         overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UserWarning)
-            results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, threads=threads)
-        for w in caught:
-            err.print(f"[yellow]warning:[/] {escape(str(w.message))}", soft_wrap=True)
-        results.to_parquet(output)
+        # A streaming scenario's flows go to disk as the run goes, beside the result.
+        streamed = output.parent / f".{output.name}.{os.getpid()}.flows.parquet"
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, threads=threads, flows_to=streamed)
+            for w in caught:
+                err.print(f"[yellow]warning:[/] {escape(str(w.message))}", soft_wrap=True)
+            results.to_parquet(output)
+        finally:
+            streamed.unlink(missing_ok=True)
         if plot is not None:
             from fanin.plot import standard_figure
 

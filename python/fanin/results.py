@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,50 @@ _PARQUET_OPTIONS: dict[str, Any] = dict(
 )
 
 
+# ParquetWriter takes the row group size per write, the rest when opened.
+_WRITER_OPTIONS = {k: v for k, v in _PARQUET_OPTIONS.items() if k != "row_group_size"}
+
+
+def native_table(cols: Sequence[tuple[str, str, bytes | Sequence[str]]]) -> pa.Table:
+    """One native table (``[(column, dtype, data), ...]``) as Arrow."""
+    return pa.table({col: column_to_arrow(dtype, data) for col, dtype, data in cols})
+
+
+class FlowStream:
+    """The ``flows`` table of a streaming run (``[record] flows = "stream"``), as the engine
+    hands it out: appended to the Parquet file ``path`` chunk by chunk, or kept in memory
+    as Arrow chunks without one. Rows are in the order flows finished and left memory, then
+    the flows alive at the end; sort by ``flow_id`` for id order."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = None if path is None else Path(path)
+        self.rows = 0
+        self.chunks = 0
+        self._writer: pq.ParquetWriter | None = None
+        self._chunks: list[pa.Table] = []
+
+    def __call__(self, cols: Sequence[tuple[str, str, bytes | Sequence[str]]]) -> None:
+        self.add(native_table(cols))
+
+    def add(self, t: pa.Table) -> None:
+        self.rows += t.num_rows
+        self.chunks += 1
+        if self.path is None:
+            self._chunks.append(t)
+            return
+        if self._writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = pq.ParquetWriter(self.path, t.schema, **_WRITER_OPTIONS)
+        self._writer.write_table(t, row_group_size=_PARQUET_OPTIONS["row_group_size"])
+
+    def close(self) -> pa.Table | None:
+        """Ends the stream; returns the whole table, or None when it went to the file."""
+        if self._writer is not None:
+            self._writer.close()
+            return None
+        return pa.concat_tables(self._chunks)
+
+
 def is_timing(name: str) -> bool:
     """Summary scalars that measure the machine, not the simulation (they vary run to run)."""
     return "wall" in name or name.endswith("_per_s")
@@ -236,13 +281,21 @@ class Results:
 
     ``flows``, ``incasts``, ``queues``, ``hosts`` and ``ports`` are pandas DataFrames (a fresh
     one per access; empty with the documented columns when the run did not record that
-    table). ``tables`` holds the Arrow tables the engine returned.
+    table). ``tables`` holds the Arrow tables the engine returned; ``files`` the tables
+    written to Parquet as the run went (a streamed ``flows`` table), read when asked for.
     """
 
-    def __init__(self, tables: Mapping[str, pa.Table], summary: Mapping[str, float], manifest: Mapping[str, Any]):
+    def __init__(
+        self,
+        tables: Mapping[str, pa.Table],
+        summary: Mapping[str, float],
+        manifest: Mapping[str, Any],
+        files: Mapping[str, Path] | None = None,
+    ):
         self.tables: dict[str, pa.Table] = dict(tables)
         self.summary: dict[str, float] = dict(summary)
         self.manifest: dict[str, Any] = dict(manifest)
+        self.files: dict[str, Path] = dict(files or {})
 
     @classmethod
     def from_native(
@@ -252,7 +305,7 @@ class Results:
         manifest: Mapping[str, Any],
     ) -> Results:
         arrow = {
-            name: pa.table({col: column_to_arrow(dtype, data) for col, dtype, data in cols})
+            name: native_table(cols)
             for name, cols in tables.items()
             if cols  # a table without columns was not recorded
         }
@@ -260,15 +313,25 @@ class Results:
 
     # ------------------------------------------------------------ DataFrames
 
-    def table(self, name: str) -> pd.DataFrame:
-        """Table ``name`` as a DataFrame (empty with the documented columns if absent).
+    def arrow(self, name: str, columns: Sequence[str] | None = None) -> pa.Table | None:
+        """Table ``name`` as Arrow (``columns`` only, if given), from memory or its file; None
+        if the run did not record it."""
+        if name in self.files:
+            return pq.read_table(self.files[name], columns=list(columns) if columns is not None else None)
+        t = self.tables.get(name)
+        return t if t is None or columns is None else t.select(list(columns))
+
+    def table(self, name: str, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame (empty with the documented columns if absent), or
+        only some of its ``columns`` (a streamed table of millions of flows is read in part).
 
         Integer columns that may hold nulls (times of work that did not finish) are pandas'
         nullable integers (``UInt64``, missing is ``<NA>``) whether or not this run has a
         null in them, so their dtype does not depend on how a run ended; statistics such as
         ``mean()`` skip the missing values."""
-        t = self.tables.get(name)
-        frame: pd.DataFrame = (t if t is not None else empty_table(name)).to_pandas()
+        t = self.arrow(name, columns)
+        empty = empty_table(name)
+        frame: pd.DataFrame = (t if t is not None else empty if columns is None else empty.select(list(columns))).to_pandas()
         for col in NULLABLE.get(name, ()):
             if col in frame and pa.types.is_integer(_schema_type(name, col)):
                 frame[col] = _nullable_ints(t, col) if t is not None else frame[col].astype("UInt64")
@@ -307,7 +370,9 @@ class Results:
         return self.table("erasure")
 
     def __repr__(self) -> str:
-        rows = ", ".join(f"{n}={t.num_rows}" for n, t in self.tables.items())
+        counts = {n: t.num_rows for n, t in self.tables.items()}
+        counts.update({n: pq.ParquetFile(p).metadata.num_rows for n, p in self.files.items()})
+        rows = ", ".join(f"{n}={k}" for n, k in sorted(counts.items()))
         return f"Results({self.manifest.get('name')!r}, seed={self.manifest.get('seed')}, {rows})"
 
     # ------------------------------------------------------------ Parquet
@@ -326,6 +391,10 @@ class Results:
                 path = tmp / f"{name}.parquet"
                 pq.write_table(self.tables[name], path, **_PARQUET_OPTIONS)
                 files[path.name] = _sha256(path)
+            for name, streamed in sorted(self.files.items()):
+                path = tmp / f"{name}.parquet"
+                shutil.copyfile(streamed, path)
+                files[path.name] = _sha256(path)
             manifest = dict(self.manifest)
             manifest["summary"] = {k: v for k, v in sorted(self.summary.items()) if not is_timing(k)}
             manifest["files"] = files
@@ -333,6 +402,7 @@ class Results:
             timing = {k: v for k, v in sorted(self.summary.items()) if is_timing(k)}
             (tmp / TIMING).write_text(json.dumps(timing, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         self.manifest = manifest
+        self.files = {name: target / f"{name}.parquet" for name in self.files}
         return target
 
     @classmethod
@@ -378,7 +448,9 @@ def headline(results: Results) -> dict[str, float | None]:
     incasts only (the counts say how many), and with a ``[measure]`` window the measured ones
     only; a statistic with nothing to describe is None.
     """
-    flows, incasts, s = results.flows, results.incasts, results.summary
+    # Only the columns used: a streamed flows table may hold millions of rows.
+    flows = results.table("flows", columns=["completed", "measured", "fct_ps", "slowdown"])
+    incasts, s = results.incasts, results.summary
     windowed = s.get("measured_flows") is not None  # the scenario has a [measure] window
 
     def described(table: pd.DataFrame) -> pd.DataFrame:

@@ -10,11 +10,13 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from fanin import _native
 from fanin.errors import ScenarioError
 from fanin.limits import memory_limit as memory_limit_bytes
 from fanin.overrides import canonical, overridden
-from fanin.results import Results, is_timing
+from fanin.results import FlowStream, Results, is_timing, native_table
 from fanin.scenario import DataDirs, Scenario
 from fanin.scenario_files import engine_errors
 
@@ -91,6 +93,7 @@ def run(
     memory_limit: int | str | None = None,
     set: Mapping[str, Any] | None = None,
     threads: int = 1,
+    flows_to: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) and returns its results.
 
@@ -105,6 +108,11 @@ def run(
     parallel on up to this many threads; its tables are the same for every number of
     threads (docs/performance.md, "Scale"). A run that cannot be cut runs on one thread and
     warns when more were asked.
+    A scenario with ``[record] flows = "stream"`` frees each flow once it has finished and
+    hands its row out as the run goes: with ``flows_to`` (a ``.parquet`` path, used only
+    then) the rows are appended there and ``results.flows`` reads the file; without, they are
+    kept as Arrow (about 100 bytes a flow instead of the flow's state). Streamed rows come in the order
+    flows finished, then the flows left at the end: sort by ``flow_id`` for id order.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
     Files the scenario names are read from its own folder, ``data_dirs`` and fanin's data only.
     Raises :class:`fanin.ScenarioError` for a scenario that cannot run.
@@ -125,9 +133,17 @@ def run(
     callback: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
     with bar if bar is not None else nullcontext():
         t0 = time.perf_counter()
+        stream = FlowStream(flows_to)
         with engine_errors(files):  # the resolved files; the engine too reads only inside the roots
-            tables, summary = _native.run(engine_text, scenario.search_dirs(), callback, progress_every_ps, limit, threads)
+            tables, summary = _native.run(engine_text, scenario.search_dirs(), callback, progress_every_ps, limit, threads, stream)
         wall = time.perf_counter() - t0
+    streamed: dict[str, Path] = {}
+    if stream.chunks:  # the scenario streamed its flows table
+        whole = stream.close()
+        if whole is None:
+            streamed["flows"] = Path(flows_to)  # type: ignore[arg-type]
+        else:
+            tables["flows"] = whole
 
     summary = dict(summary)
     summary.setdefault("wall_s", wall)
@@ -141,4 +157,5 @@ def run(
     }
     if overrides:  # the scenario text has them applied; this says which fields were not the file's
         manifest["overrides"] = overrides
-    return Results.from_native(tables, summary, manifest)
+    arrow = {k: v if isinstance(v, pa.Table) else native_table(v) for k, v in tables.items() if isinstance(v, pa.Table) or v}
+    return Results(arrow, summary, manifest, files=streamed)

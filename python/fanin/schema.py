@@ -434,7 +434,12 @@ def _record() -> Schema:
 
     return _table(
         {
-            "flows": _bool("produce the flows table", True),
+            "flows": {
+                "anyOf": [
+                    _bool("produce the flows table", True),
+                    _choice(["stream"], "produce it as the run goes, freeing finished flows (millions of flows)"),
+                ]
+            },
             "queues": _table(
                 {
                     "ports": _ref("port_set", 'ports to sample (default "bottleneck")'),

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use fanin_engine::{parse_scenario, Column, Results, ScenarioError as EngineError, Simulation};
+use fanin_engine::{parse_scenario, Column, Results, ScenarioError as EngineError, Simulation, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -40,6 +40,8 @@ const AUTO_CHUNKS: u64 = 200;
 const MAX_AUTO_CHUNK_PS: u64 = 1_000_000_000;
 /// Chunks of a partitioned run (issue 23): 10 ms, 20 windows of Uno's 886.5 us WAN.
 const PARTITIONED_MIN_CHUNK_PS: u64 = 10_000_000_000;
+/// Finished flows' rows handed out at a time by a streaming run (about 17 MB as a table).
+const STREAM_ROWS: usize = 1 << 17;
 
 fn scenario_error(e: &EngineError) -> PyErr {
     ScenarioError::new_err((e.to_string(), e.path.clone(), e.allowed.clone()))
@@ -178,8 +180,12 @@ fn validate<'py>(
 /// `memory_limit` as in `validate`. `threads` (at least 1): a `multi_dc` run is cut per
 /// datacenter and its partitions run on up to that many threads, with the same results for
 /// every number; a run that cannot be cut warns (`UserWarning`) when more than one is asked.
+///
+/// `on_flows(columns)`: a scenario with `[record] flows = "stream"` hands the rows of its
+/// finished flows to it, `flow_rows` at a time, as the run goes (`columns` as one table of
+/// `tables`); the final `flows` table then holds only the flows left at the end.
 #[pyfunction]
-#[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0, memory_limit=None, threads=1))]
+#[pyo3(signature = (toml, search_dirs, progress=None, progress_every_ps=0, memory_limit=None, threads=1, on_flows=None, flow_rows=STREAM_ROWS))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -189,6 +195,8 @@ fn run<'py>(
     progress_every_ps: u64,
     memory_limit: Option<u64>,
     threads: usize,
+    on_flows: Option<Bound<'py, PyAny>>,
+    flow_rows: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let setup = Instant::now();
     let built = py.allow_threads(|| build(toml, &search_dirs, memory_limit, threads))?;
@@ -209,26 +217,45 @@ fn run<'py>(
     // Every chunk's end is a barrier for a partitioned run's threads: no shorter than a few
     // of its windows, or the chunks, not the windows, would set how evenly they share work.
     let chunk = if sim.partitions() > 1 { chunk.max(PARTITIONED_MIN_CHUNK_PS) } else { chunk };
+    let stream = on_flows.as_ref().filter(|_| sim.streams_flows());
+    let streaming = stream.is_some();
+    if streaming {
+        sim.hand_out_flows_every(flow_rows);
+    }
     let mut target = 0u64;
     loop {
-        target = target.saturating_add(chunk);
-        let (done, now, took) = py.allow_threads(|| {
+        // A return to hand out rows comes before the target: the same target again.
+        if sim.now_ps() >= target {
+            target = target.saturating_add(chunk);
+        }
+        let (done, now, took, rows) = py.allow_threads(|| {
             guarded(|| {
                 let t0 = Instant::now();
                 let done = sim.run_until(target);
-                (done, sim.now_ps(), t0.elapsed())
+                let took = t0.elapsed();
+                let rows = if streaming { sim.take_flow_rows() } else { None };
+                (done, sim.now_ps(), took, rows)
             })
         })?;
         run_wall += took;
+        if let (Some(cb), Some(rows)) = (stream, rows) {
+            cb.call1((table_to_py(py, &rows)?,))?;
+        }
         if let Some(cb) = &progress {
             cb.call1((now, horizon))?;
         }
         py.check_signals()?;
-        if done || target == u64::MAX {
+        if done {
             break;
         }
     }
-    let results = py.allow_threads(|| guarded(move || sim.finish()))?;
+    let mut results = py.allow_threads(|| guarded(move || sim.finish()))?;
+    // The flows left at the end are the stream's last chunk.
+    if let Some(cb) = stream {
+        if let Some(i) = results.tables.iter().position(|t| t.name == "flows") {
+            cb.call1((table_to_py(py, &results.tables.remove(i))?,))?;
+        }
+    }
     let tables = tables_to_py(py, &results)?;
     let summary = PyDict::new(py);
     for (name, value) in &results.summary {
@@ -255,14 +282,19 @@ fn version() -> &'static str {
 fn tables_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for table in &results.tables {
-        let cols = PyList::empty(py);
-        for (name, column) in &table.columns {
-            let (dtype, data) = column_to_py(py, column)?;
-            cols.append((name.as_str(), dtype, data))?;
-        }
-        out.set_item(&table.name, cols)?;
+        out.set_item(&table.name, table_to_py(py, table)?)?;
     }
     Ok(out)
+}
+
+/// `[(column, dtype, data), ...]`
+fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyList>> {
+    let cols = PyList::empty(py);
+    for (name, column) in &table.columns {
+        let (dtype, data) = column_to_py(py, column)?;
+        cols.append((name.as_str(), dtype, data))?;
+    }
+    Ok(cols)
 }
 
 fn le_bytes<'py, T: Copy, const N: usize>(

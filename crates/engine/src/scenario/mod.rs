@@ -83,6 +83,8 @@ pub struct RoutingConfig {
 #[derive(Clone, Debug, Default)]
 pub struct RecordConfig {
     pub flows: bool,
+    /// `flows = "stream"`: the run hands out finished flows' rows as it goes and frees them.
+    pub stream_flows: bool,
     /// Sampling interval and ports.
     pub queues: Option<(Time, Vec<PortId>)>,
     /// Bin width and hosts.

@@ -1,7 +1,7 @@
 //! `[record]`: what the run keeps beyond flows and port counters.
 
 use super::fields::Ctx;
-use super::spec::{Names, RecordSpec};
+use super::spec::{FlowsRecord, Names, RecordSpec};
 use super::workload::hosts;
 use super::RecordConfig;
 use crate::ids::PortId;
@@ -40,7 +40,16 @@ pub fn record(cx: &Ctx, r: &RecordSpec, topo: &Topology) -> Result<RecordConfig,
     };
     let windows = sample_interval(cx, "windows", r.windows.as_ref().map(|w| &w.interval), "10us")?;
     let rates = sample_interval(cx, "rates", r.rates.as_ref().map(|w| &w.interval), "100us")?;
-    Ok(RecordConfig { flows: r.flows.unwrap_or(true), queues, hosts, queue_events, windows, rates })
+    let (flows, stream_flows) = match &r.flows {
+        None => (true, false),
+        Some(FlowsRecord::On(on)) => (*on, false),
+        Some(FlowsRecord::Named(s)) => {
+            // A string must be the one name; `true`/`false` are the TOML booleans.
+            cx.choice("flows", Some(s), None, &["stream"])?;
+            (true, true)
+        }
+    };
+    Ok(RecordConfig { flows, stream_flows, queues, hosts, queue_events, windows, rates })
 }
 
 /// A per-flow trace's sampling interval, if the trace is on. Each sample visits every

@@ -362,6 +362,14 @@ pub struct DctcpSpec {
     pub alpha_init: Option<f64>,
 }
 
+/// `[record] flows`: `true`, `false` or `"stream"`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum FlowsRecord {
+    On(bool),
+    Named(String),
+}
+
 /// A host set: a group name (`"senders"`, `"all"`, `"leaf3"`) or a list of host names.
 #[derive(Deserialize, Debug, Clone)]
 #[serde(untagged)]
@@ -483,7 +491,7 @@ impl WorkloadSpec {
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
-    pub flows: Option<bool>,
+    pub flows: Option<FlowsRecord>,
     pub queues: Option<QueueRecordSpec>,
     pub hosts: Option<HostRecordSpec>,
     pub queue_events: Option<QueueEventsSpec>,

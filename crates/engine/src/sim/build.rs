@@ -98,7 +98,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         host_nic,
         multi_homed,
         pinned,
-        flows: Vec::new(),
+        flows: Default::default(),
         transport: spec.transport.clone(),
         load_balancing: spec.routing.lb,
         class_rtt: (0, 0),
@@ -122,6 +122,8 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         dropped_bytes: 0,
         packet_hops: 0,
         record_flows: spec.record.flows,
+        retire: false,
+        retired: Default::default(),
         done: false,
         last_activity: 0,
         has_relays: false,
@@ -154,6 +156,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
     if let Some(r) = &world.rate_series {
         world.sched.at(r.interval, Event::new(EventKind::Sample, RATE_SAMPLE));
     }
+    world.retire = spec.record.stream_flows && world.can_retire(spec);
     if let Some(m) = world.measure {
         // The earliest the run can end; later, the last measured flow's end looks again.
         world.sched.at(m.until, Event::new(EventKind::Arrival, MEASURE_CHECK));
@@ -162,6 +165,15 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
 }
 
 impl World {
+    /// Whether nothing names a flow once it has finished and gone quiet: no request/response
+    /// runs or proxies (they pair flows), no erasure coding (its wait timers), no receiver
+    /// policy (per-receiver lists) and no rate series (which samples finished flows too).
+    /// Otherwise a streaming run keeps every flow and hands all rows out at the end.
+    fn can_retire(&self, spec: &ValidSpec) -> bool {
+        let pairs = spec.workloads.iter().any(|w| matches!(w, Workload::RpcIncast(_) | Workload::ProxyIncast(_)));
+        !pairs && !self.has_relays && self.transport.erasure.is_none() && self.receiver_policy.is_none() && self.rate_series.is_none()
+    }
+
     /// `[switch.buffer]`: one buffer per switch over all its egress ports.
     fn shared_buffers(&self, cfg: &crate::net::buffer::BufferConfig) -> crate::net::buffer::SharedBuffers {
         let mut by_switch: Vec<Vec<PortId>> = vec![Vec::new(); self.topo.nodes.len()];
@@ -273,7 +285,8 @@ impl World {
             return;
         }
         self.pending_starts += 1;
-        self.sched.at(self.flows[f.idx()].start, Event::new(EventKind::FlowStart, f.0));
+        let flow = &self.flows[f.idx()];
+        self.sched.at(flow.start, Event::new(EventKind::FlowStart, flow.id.0));
     }
 
     /// Creates a flow (not yet started) and returns its id.
@@ -306,7 +319,9 @@ impl World {
         let receiver = Receiver::new(stream, &t.receiver);
         let ideal_fct = if size == u64::MAX { 0 } else { self.ideal_fct(src, dst, size, entropy) };
         let selector = self.new_selector(id, src, dst, start, entropy);
-        self.flows.push(Flow {
+        let slot = self.flows.push(Flow {
+            id,
+            retired: false,
             src,
             dst,
             size,
@@ -340,9 +355,10 @@ impl World {
             nic: Default::default(),
             wake_at: NEVER,
             erasure,
+            in_net: 0,
         });
-        self.attach_icon(id, incast != NO_INCAST);
-        id
+        self.attach_icon(slot, incast != NO_INCAST);
+        slot
     }
 
     /// Flow `id`'s path selector. Its base RTT is the one its first full segment would see

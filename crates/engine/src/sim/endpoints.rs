@@ -72,6 +72,8 @@ impl World {
             }
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
+            // It goes into the network below (counted here, where the flow is at hand).
+            flow.in_net = flow.in_net.wrapping_add(1);
             sent += 1;
             let entropy = flow.selector.on_send(&mut self.host_draws, src);
             let mut fl = if ecn { flags::ECT } else { 0 };
@@ -151,7 +153,7 @@ impl World {
         if flow.wake_at == NEVER {
             if let Some(at) = flow.nic.next_departure() {
                 flow.wake_at = at;
-                self.sched.at(at, Event::new(EventKind::Wake, f.0));
+                self.sched.at(at, Event::new(EventKind::Wake, flow.id.0));
             }
         }
         true
@@ -258,6 +260,7 @@ impl World {
     pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
         let flow = &mut self.flows[pkt.flow.idx()];
         flow.nacks_sent += 1;
+        flow.in_net = flow.in_net.wrapping_add(1);
         let entropy = flow.selector.reply(pkt.entropy, &mut self.host_draws, from);
         let nack = Packet {
             dst: to,
@@ -342,6 +345,7 @@ impl World {
             self.keep_extra_sacks(r, &a);
         }
         self.injected_bytes += ack.wire_bytes as u64;
+        self.flows[f.idx()].in_net = self.flows[f.idx()].in_net.wrapping_add(1);
         self.enqueue(nic, r);
     }
 
@@ -456,7 +460,7 @@ impl World {
         if due != NEVER && (flow.rto_event_at == NEVER || flow.rto_event_at > due) {
             flow.rto_gen = flow.rto_gen.wrapping_add(1);
             flow.rto_event_at = due;
-            self.sched.at(due, Event::timer(EventKind::Rto, f.0, flow.rto_gen));
+            self.sched.at(due, Event::timer(EventKind::Rto, flow.id.0, flow.rto_gen));
         }
     }
 
@@ -503,7 +507,7 @@ impl World {
         let flow = &mut self.flows[f.idx()];
         if flow.pace_at == NEVER || at < flow.pace_at {
             flow.pace_at = at;
-            self.sched.at(at, Event::new(EventKind::Pace, f.0));
+            self.sched.at(at, Event::new(EventKind::Pace, flow.id.0));
         }
     }
 
@@ -536,7 +540,7 @@ impl World {
         if let Some(at) = q.next_deadline() {
             q.timer_ops += 1;
             flow.packet_rto_at = at;
-            self.sched.at(at, Event::new(EventKind::PacketRto, f.0));
+            self.sched.at(at, Event::new(EventKind::PacketRto, flow.id.0));
         }
     }
 
@@ -561,7 +565,7 @@ impl World {
         }
         flow.dack_armed = true;
         flow.dack_gen = flow.dack_gen.wrapping_add(1);
-        let ev = Event::timer(EventKind::DelayedAck, f.0, flow.dack_gen);
+        let ev = Event::timer(EventKind::DelayedAck, flow.id.0, flow.dack_gen);
         self.sched.after(self.transport.delayed_ack_timeout, ev);
     }
 
@@ -575,6 +579,24 @@ impl World {
             let (ts, entropy) = (flow.dack_ts, flow.entropy);
             self.send_ack(f, NIL, a, ts, entropy);
         }
+        if self.retire {
+            self.retire_if_done(f);
+        }
+    }
+
+    /// Retires flow `f` if it is finished and can do nothing more: no packet of it in the
+    /// network (a late duplicate would make its receiver ACK) and no delayed ACK due. Its
+    /// row is kept; events still naming it find no flow and do nothing, as they would
+    /// have done on the finished flow.
+    #[inline(never)]
+    pub(super) fn retire_if_done(&mut self, f: FlowId) {
+        let flow = &self.flows[f.idx()];
+        if flow.retired || !flow.finished() || flow.in_net != 0 || flow.dack_armed {
+            return;
+        }
+        let row = super::flow_rows::FlowRow::of(flow.id, flow, self.measured(flow.start));
+        self.retired.push(row);
+        self.flows.retire(f);
     }
 }
 

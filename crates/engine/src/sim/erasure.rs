@@ -55,11 +55,13 @@ impl World {
     /// One timer event per flow stands for its earliest block deadline; it is moved only
     /// when a deadline comes earlier (a replaced event is told by its generation).
     fn arm_ec_wait(&mut self, f: FlowId, at: Time) {
-        let Some(e) = self.flows[f.idx()].erasure.as_mut() else { return };
+        let flow = &mut self.flows[f.idx()];
+        let id = flow.id.0;
+        let Some(e) = flow.erasure.as_mut() else { return };
         if at < e.event_at {
             e.event_at = at;
             e.event_gen = e.event_gen.wrapping_add(1);
-            self.sched.at(at, Event::timer(EventKind::EcWait, f.0, e.event_gen));
+            self.sched.at(at, Event::timer(EventKind::EcWait, id, e.event_gen));
         }
     }
 

@@ -17,6 +17,10 @@ pub const NO_FLOW: FlowId = FlowId(u32::MAX);
 pub const NO_TURNS: u32 = u32::MAX;
 
 pub struct Flow {
+    /// Its stable id (what packets, events and its result row name).
+    pub id: FlowId,
+    /// Retired: finished, its row taken, its slot free for another flow.
+    pub retired: bool,
     pub src: HostId,
     pub dst: HostId,
     /// Bytes to send; `u64::MAX` for a flow that never ends.
@@ -72,10 +76,24 @@ pub struct Flow {
     /// An erasure-coded flow's blocks at its receiver (`None`: not coded). Its sender and
     /// receiver then carry the padded stream; `size` stays the application's.
     pub erasure: Option<Box<BlockReceiver>>,
+    /// Its packets (data, ACKs, NACKs, messages) in the network: injected and not yet
+    /// delivered or dropped. A finished flow with none left and no delayed ACK due can do
+    /// nothing more, so a streaming run may retire it (`World::retire_if_done`). Counted
+    /// wrapping: a partitioned run (which never retires) counts a crossing packet's
+    /// departure in one world and its arrival in another.
+    pub in_net: u32,
 }
 
 impl Flow {
     pub fn finished(&self) -> bool {
         self.finish != NEVER
+    }
+
+    /// Frees what its sender, NIC queue and blocks hold (a retired flow's slot waits for
+    /// reuse).
+    pub fn release_buffers(&mut self) {
+        self.sender.release();
+        self.nic.release();
+        self.erasure = None;
     }
 }

@@ -14,7 +14,7 @@ use crate::metrics::hosts::Bin;
 use crate::net::PortState;
 use crate::routing::TableShape;
 use crate::scenario::{MeasureWindow, ValidSpec};
-use crate::units::{Time, PS_PER_SEC};
+use crate::units::{Time, PS_PER_SEC, PS_PER_US};
 use crate::workload::Workload;
 use crate::ScenarioError;
 
@@ -45,7 +45,7 @@ pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
             bytes: shape.bytes(nodes, hosts),
         },
         Need { field: "topology", what: format!("{ports} ports"), bytes: ports * std::mem::size_of::<PortState>() as u64 },
-        Need { field: "workload", what: format!("{flows} flows"), bytes: flows.saturating_mul(std::mem::size_of::<Flow>() as u64) },
+        flow_need(spec, flows),
     ];
     if incasts > 0 {
         let bytes = incasts.saturating_mul(std::mem::size_of::<IncastRecord>() as u64);
@@ -71,6 +71,55 @@ pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
     }
     needs.sort_by(|a, b| b.bytes.cmp(&a.bytes));
     needs
+}
+
+/// The flows' state. A streaming run (`[record] flows = "stream"`) keeps only the flows alive
+/// at once, plus 4 bytes a flow for its id's slot; its rows leave as it goes.
+fn flow_need(spec: &ValidSpec, flows: u64) -> Need {
+    let flow_bytes = std::mem::size_of::<Flow>() as u64;
+    if !spec.record.stream_flows || !only_poisson_flows(spec) {
+        return Need { field: "workload", what: format!("{flows} flows"), bytes: flows.saturating_mul(flow_bytes) };
+    }
+    let live = live_poisson_flows(spec).min(flows);
+    Need {
+        field: "workload",
+        what: format!("{flows} flows streamed, about {live} alive at once"),
+        bytes: live.saturating_mul(flow_bytes).saturating_add(flows.saturating_mul(4)),
+    }
+}
+
+/// Whether every workload is open-loop Poisson flows (the ones a streaming run retires and
+/// whose number alive can be told from the spec).
+fn only_poisson_flows(spec: &ValidSpec) -> bool {
+    spec.workloads.iter().all(|w| matches!(w, Workload::Poisson(_)))
+}
+
+/// A flow's life beyond sending its bytes: RTTs, queueing, a timeout or two (generous; a
+/// data-center RTT is some microseconds).
+const LIFE_ALLOWANCE_PS: f64 = 100.0 * PS_PER_US as f64;
+
+/// The flows alive at once (Little's law: arrival rate x life), with twice the life a
+/// flow of the mean size has at its host's rate, slowed by the load as in an M/M/1 queue.
+fn live_poisson_flows(spec: &ValidSpec) -> u64 {
+    let live: f64 = spec
+        .workloads
+        .iter()
+        .filter_map(|w| match w {
+            Workload::Poisson(p) if p.sizes.mean() > 0.0 && !p.hosts.is_empty() => Some(p),
+            _ => None,
+        })
+        .map(|p| {
+            let per_s = p.load * p.capacity_bps / 8.0 / p.sizes.mean();
+            let host_bps = p.capacity_bps / p.hosts.len() as f64;
+            let send_ps = p.sizes.mean() * 8.0 / host_bps * PS_PER_SEC as f64 / (1.0 - p.load.min(0.99));
+            per_s * 2.0 * (send_ps + LIFE_ALLOWANCE_PS) / PS_PER_SEC as f64
+        })
+        .sum();
+    if live.is_finite() {
+        live.ceil().min(u64::MAX as f64) as u64
+    } else {
+        u64::MAX
+    }
 }
 
 /// The flows the workloads will create (a Poisson workload's expected count).
@@ -209,6 +258,34 @@ mod tests {
         let windowed = star(9, &format!("{}[measure]\nfrom = \"0ms\"\nuntil = \"2ms\"\n", wl.replace("stop = \"1ms\"\n", "")));
         let flows = estimate(&windowed).into_iter().find(|n| n.what.ends_with(" flows")).unwrap();
         assert_eq!(flows.what, "1259 flows");
+    }
+
+    #[test]
+    fn a_streaming_poisson_run_is_counted_by_its_live_flows() {
+        // 10 KB flows at 0.3 x 10 hosts x 10 Gb/s: 375,000 flows/s, 40,001 over 106.67 ms.
+        let wl = "[[workload]]\nkind = \"poisson\"\nload = 0.3\nsizes = \"constant 10KB\"\nhosts = \"all\"\nstop = \"106.67ms\"\n";
+        let kept = star(9, wl);
+        let all = |s: &ValidSpec| estimate(s).into_iter().find(|n| n.what.contains(" flows")).unwrap();
+        let streamed = star(9, &format!("{wl}[record]\nflows = \"stream\"\n"));
+        // Kept: the 9 incast flows and 40,001 Poisson ones, each a whole `Flow`.
+        assert_eq!(all(&kept).what, "40010 flows");
+        // Streamed beside an incast: counted whole (only Poisson flows are counted by life).
+        assert_eq!(all(&streamed).what, "40010 flows");
+        let only = |extra: &str| {
+            parse_scenario(
+                &format!(
+                    "name = \"p\"\n[topology]\nkind = \"star\"\nsenders = 9\nhost_link = {{ rate = \"10Gbps\", delay = \"1us\" }}\n{wl}{extra}"
+                ),
+                &|_: &str| Err("no files".to_string()),
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let need = all(&only("[record]\nflows = \"stream\"\n"));
+        // Life: 8 us to send at 10 Gb/s, / (1 - 0.3) = 11.4 us, + 100 us, x 2 = 222.9 us;
+        // x 375,000/s = 83.6 flows alive; 40,001 ids of 4 bytes.
+        assert_eq!(need.what, "40001 flows streamed, about 84 alive at once");
+        assert_eq!(need.bytes, 84 * std::mem::size_of::<Flow>() as u64 + 40_001 * 4);
+        assert_eq!(all(&only("")).bytes, 40_001 * std::mem::size_of::<Flow>() as u64);
     }
 
     #[test]

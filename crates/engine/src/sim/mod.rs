@@ -5,6 +5,8 @@ mod build;
 mod endpoints;
 mod erasure;
 mod flow;
+mod flow_rows;
+mod flow_table;
 mod icon;
 pub mod memory;
 pub mod partition;
@@ -17,10 +19,11 @@ mod shared_buffer;
 mod world;
 
 pub use flow::{Flow, NEVER};
+pub use flow_table::FlowTable;
 pub use build::choose_senders;
 pub use world::{Conservation, World};
 
-use crate::metrics::table::Results;
+use crate::metrics::table::{Results, Table};
 use crate::scenario::ValidSpec;
 use crate::units::Time;
 use crate::ScenarioError;
@@ -161,6 +164,43 @@ impl Simulation {
         }
     }
 
+    /// Whether finished flows leave memory as the run goes (`[record] flows = "stream"`, in
+    /// a scenario that allows it: see `World::can_retire`). Such a run is never partitioned.
+    pub fn streams_flows(&self) -> bool {
+        matches!(&self.engine, Engine::Whole(w) if w.retire)
+    }
+
+    /// Streaming: `run_until` also returns (not over) once `rows` finished flows' rows wait,
+    /// for the caller to take with `take_flow_rows`. Without a caller taking rows, they all
+    /// come in the `flows` table at the end.
+    pub fn hand_out_flows_every(&mut self, rows: usize) {
+        if let Engine::Whole(w) = &mut self.engine {
+            w.retired.budget = rows.max(1);
+        }
+    }
+
+    /// The rows of the flows retired since the last time, in the order they were retired,
+    /// once there are `hand_out_flows_every` of them (`None` before: Parquet row groups stay
+    /// large). The final `flows` table holds the rest and the flows alive at the end.
+    pub fn take_flow_rows(&mut self) -> Option<Table> {
+        let Engine::Whole(w) = &mut self.engine else { return None };
+        if !w.retired.ready {
+            return None;
+        }
+        let rows = w.retired.take();
+        let names = results::host_names(w);
+        Some(flow_rows::flows_table(&|| rows.iter().copied(), &names))
+    }
+
+    /// Flow slots in use or free: what flow state takes, against `world().flows.len()` flows
+    /// made so far (every partition of a partitioned run holds a slot for every flow).
+    pub fn flow_slots(&self) -> usize {
+        match &self.engine {
+            Engine::Parts(p) => p.parts.iter().map(|w| w.flows.slots()).max().unwrap_or(0),
+            _ => self.world().flows.slots(),
+        }
+    }
+
     pub fn finish(self) -> Results {
         let wall_s = self.wall_s;
         match self.engine {
@@ -188,7 +228,7 @@ mod tests {
         let run = |above: Option<usize>| {
             let mut sim = Simulation::new(&spec).unwrap();
             let fixed = sim.whole_mut().ports.len() * std::mem::size_of::<crate::net::PortState>()
-                + sim.whole_mut().flows.len() * std::mem::size_of::<flow::Flow>();
+                + sim.whole_mut().flows.slots() * std::mem::size_of::<flow::Flow>();
             // `None`: switch on once the pool has handed out 100 slots, with ports warm.
             sim.whole_mut().prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
             // In chunks, so the choice is made again at every call.

@@ -1,14 +1,18 @@
 //! Turning the world's state into result tables.
 
-use super::flow::{NEVER, NO_INCAST};
+use super::flow_rows::{self, FlowRow, FlowTotals};
 use super::world::World;
 use crate::ids::PortId;
 use crate::metrics::table::{Column, Results, Table};
 use crate::net::faults::FaultCounters;
 
+pub(super) fn host_names(w: &World) -> Vec<String> {
+    w.topo.hosts.iter().map(|n| w.topo.nodes[n.idx()].name.clone()).collect()
+}
+
 pub fn collect(w: &World, wall_s: f64) -> Results {
     let end = w.end_time();
-    let host_names: Vec<String> = w.topo.hosts.iter().map(|n| w.topo.nodes[n.idx()].name.clone()).collect();
+    let host_names = host_names(w);
     let mut tables = vec![incasts_table(w), ports_table(w)];
     if w.record_flows {
         tables.insert(0, flows_table(w, &host_names));
@@ -33,7 +37,7 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         tables.push(super::rpc::bursts_table(&w.rpcs));
         tables.push(super::rpc::responses_table(w, &host_names));
     }
-    let completed = w.flows.iter().filter(|f| f.finished()).count();
+    let totals = flow_totals(w);
     let (drops, marks, trims) = w.ports.iter().fold((0, 0, 0), |(d, m, t), p| {
         (d + p.queue.counters.dropped_pkts, m + p.queue.counters.marked_pkts, t + p.queue.control_counters().trimmed_pkts)
     });
@@ -43,17 +47,22 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
         ("sim_end_ps".to_string(), end as f64),
         ("wall_s".to_string(), wall_s),
         ("flows".to_string(), w.flows.len() as f64),
-        ("flows_completed".to_string(), completed as f64),
+        ("flows_completed".to_string(), totals.completed as f64),
         ("drops".to_string(), drops as f64),
         ("marks".to_string(), marks as f64),
         ("trims".to_string(), trims as f64),
         ("seed".to_string(), w.seed as f64),
-        ("nacks".to_string(), w.flows.iter().map(|f| f.nacks_sent).sum::<u64>() as f64),
+        ("nacks".to_string(), totals.nacks_sent as f64),
         ("proxy_nacks".to_string(), w.proxy_nacks as f64),
-        ("timeouts".to_string(), w.flows.iter().map(|f| f.sender.timeouts).sum::<u64>() as f64),
+        ("timeouts".to_string(), totals.timeouts as f64),
     ];
+    if w.retire {
+        // Flow state a streaming run held at most (slots are reused, never given back).
+        summary.push(("flow_slots".to_string(), w.flows.slots() as f64));
+    }
     if w.measure.is_some() {
-        summary.extend(measured_counts(w));
+        summary.push(("measured_flows".to_string(), totals.measured as f64));
+        summary.push(("measured_flows_completed".to_string(), totals.measured_completed as f64));
     }
     if w.transport.erasure.is_some() {
         let (table, totals) = erasure_table(w);
@@ -69,54 +78,26 @@ pub fn collect(w: &World, wall_s: f64) -> Results {
     Results { tables, summary }
 }
 
-/// With a `[measure]` window: how many flows started in it, and how many of those finished.
-fn measured_counts(w: &World) -> [(String, f64); 2] {
-    let measured = w.flows.iter().filter(|f| w.measured(f.start));
-    let (n, done) = measured.fold((0u64, 0u64), |(n, k), f| (n + 1, k + f.finished() as u64));
-    [("measured_flows".to_string(), n as f64), ("measured_flows_completed".to_string(), done as f64)]
-}
-
-/// A time, or null for one that never came.
-fn known(t: u64) -> Option<u64> {
-    (t != NEVER).then_some(t)
-}
-
+/// The `flows` table: rows of retired flows not taken yet (a streaming run's), then the
+/// live flows in id order (all of them, in a run that retires none).
 fn flows_table(w: &World, names: &[String]) -> Table {
-    let f = &w.flows;
-    let col_u64 = |g: &dyn Fn(&super::Flow) -> u64| Column::U64(f.iter().map(g).collect());
-    let opt_u64 = |g: &dyn Fn(&super::Flow) -> Option<u64>| Column::OptU64(f.iter().map(g).collect());
-    let fct = |x: &super::Flow| x.finished().then(|| x.finish - x.start);
-    let mut t = Table::new("flows");
-    t.push("flow_id", Column::U64((0..f.len() as u64).collect()))
-        .push("src", Column::U32(f.iter().map(|x| x.src.0).collect()))
-        .push("dst", Column::U32(f.iter().map(|x| x.dst.0).collect()))
-        .push("src_name", Column::Str(f.iter().map(|x| names[x.src.idx()].clone()).collect()))
-        .push("dst_name", Column::Str(f.iter().map(|x| names[x.dst.idx()].clone()).collect()))
-        // A flow without an end (a long-running flow) has no size.
-        .push("size_bytes", opt_u64(&|x| (x.size != u64::MAX).then_some(x.size)))
-        .push("start_ps", col_u64(&|x| x.start))
-        .push("recv_done_ps", opt_u64(&|x| known(x.recv_done)))
-        .push("finish_ps", opt_u64(&|x| known(x.finish)))
-        .push("fct_ps", opt_u64(&fct))
-        .push("ideal_fct_ps", col_u64(&|x| x.ideal_fct))
-        .push("slowdown", Column::OptF64(f.iter().map(|x| fct(x).filter(|_| x.ideal_fct > 0).map(|t| t as f64 / x.ideal_fct as f64)).collect()))
-        .push("bytes_acked", col_u64(&|x| x.sender.snd_una))
-        .push("retx_bytes", col_u64(&|x| x.sender.retx_bytes))
-        .push("timeouts", col_u64(&|x| x.sender.timeouts))
-        .push("fast_recoveries", col_u64(&|x| x.sender.fast_recoveries))
-        .push("nacks", col_u64(&|x| x.sender.nacks))
-        .push("nacks_sent", col_u64(&|x| x.nacks_sent))
-        .push("via", Column::I64(f.iter().map(|x| if x.via == super::flow::NO_HOST { -1 } else { x.via.0 as i64 }).collect()))
-        .push("incast_id", Column::I64(f.iter().map(|x| if x.incast == NO_INCAST { -1 } else { x.incast as i64 }).collect()))
-        .push("completed", Column::Bool(f.iter().map(|x| x.finished()).collect()))
-        .push("measured", Column::Bool(f.iter().map(|x| w.measured(x.start)).collect()));
+    let rows = || w.retired.rows.iter().copied().chain(w.flows.enumerate().map(|(id, f)| FlowRow::of(id, f, w.measured(f.start))));
+    flow_rows::flows_table(&rows, names)
+}
+
+/// Per-flow totals for the summary: the retired flows' and the live ones'.
+fn flow_totals(w: &World) -> FlowTotals {
+    let mut t = w.retired.totals;
+    for (id, f) in w.flows.enumerate() {
+        t.add(&FlowRow::of(id, f, w.measured(f.start)));
+    }
     t
 }
 
 /// `[transport.erasure]`: one row per coded flow, and the summary's totals of its NACKs and
 /// rebuilt blocks.
 fn erasure_table(w: &World) -> (Table, [(String, f64); 2]) {
-    let coded: Vec<(usize, &super::Flow)> = w.flows.iter().enumerate().filter(|(_, f)| f.erasure.is_some()).collect();
+    let coded: Vec<(usize, &super::Flow)> = w.flows.enumerate().filter(|(_, f)| f.erasure.is_some()).map(|(id, f)| (id.idx(), f)).collect();
     fn e(f: &super::Flow) -> &crate::reliability::BlockReceiver {
         f.erasure.as_deref().expect("a coded flow")
     }

@@ -209,7 +209,7 @@ impl World {
             let f = r.flows[slot];
             r.resp_of[slot] = r.responses.len() as u32;
             r.responses.push(ResponseRecord { burst, flow: f, ..Default::default() });
-            self.sched.at(now + a, Event::new(EventKind::Request, f.0));
+            self.sched.at(now + a, Event::new(EventKind::Request, self.flows[f.idx()].id.0));
         }
         // The burst event itself was pending; each response is pending until written.
         self.pending_starts += degree as u64 - 1;
@@ -349,6 +349,7 @@ impl World {
     pub(super) fn send_from_host(&mut self, from: HostId, pkt: Packet) {
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
+        self.flows[pkt.flow.idx()].in_net = self.flows[pkt.flow.idx()].in_net.wrapping_add(1);
         let nic = self.nic(from, pkt.dst, pkt.entropy);
         self.enqueue(nic, r);
     }
@@ -373,7 +374,7 @@ impl World {
         }
         if pkt.has(flags::REQUEST) {
             let at = now + rp.response_jitter[slot];
-            self.sched.at(at, Event::new(EventKind::Respond, f.0));
+            self.sched.at(at, Event::new(EventKind::Respond, self.flows[f.idx()].id.0));
             if pkt.payload > 0 && self.transport.receiver.delayed_ack == 1 {
                 self.ack_request(f);
             }
@@ -504,9 +505,9 @@ impl World {
     pub(super) fn sample_windows(&mut self) {
         let now = self.sched.now();
         let Some(ws) = &mut self.windows else { return };
-        for (i, f) in self.flows.iter().enumerate() {
+        for (id, f) in self.flows.enumerate() {
             if !f.finished() && f.start <= now {
-                ws.record(now, FlowId(i as u32), f.sender.window.cwnd, f.sender.in_flight, f.sender.cc.alpha());
+                ws.record(now, id, f.sender.window.cwnd, f.sender.in_flight, f.sender.cc.alpha());
             }
         }
         let interval = ws.interval;

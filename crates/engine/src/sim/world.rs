@@ -56,6 +56,12 @@ pub(super) const RATE_SAMPLE: u32 = 1;
 /// indices: a Poisson workload's next arrival).
 pub(super) const MEASURE_CHECK: u32 = u32::MAX;
 
+/// The event kinds whose index is a flow's stable id.
+fn names_flow(kind: EventKind) -> bool {
+    use EventKind::*;
+    matches!(kind, FlowStart | Rto | DelayedAck | Request | Respond | Pace | PacketRto | Wake | EcWait)
+}
+
 /// Byte accounting over every packet (data and ACKs) at one instant.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conservation {
@@ -105,7 +111,7 @@ pub struct World {
     pub multi_homed: bool,
     /// Static routes: (src, dst, the destination column packets from src to dst carry).
     pub pinned: Vec<(HostId, HostId, HostId)>,
-    pub flows: Vec<Flow>,
+    pub flows: super::flow_table::FlowTable,
     pub transport: TransportConfig,
     /// The scenario's path-selection scheme: each flow gets its own selector of it.
     pub load_balancing: LoadBalancing,
@@ -134,6 +140,10 @@ pub struct World {
     pub packet_hops: u64,
     /// Whether the `flows` table is produced.
     pub record_flows: bool,
+    /// `[record] flows = "stream"` in a scenario whose flows nothing names after they end:
+    /// a finished flow is retired (its row kept, its slot freed) once idle.
+    pub retire: bool,
+    pub retired: super::flow_rows::Retired,
     /// Nothing is left to do: no active flow, no start or arrival pending. The run then
     /// only drains packets still in the network (and stale timers, which do nothing).
     pub done: bool,
@@ -179,6 +189,10 @@ impl World {
         let end = self.duration.unwrap_or(self.max_duration);
         let stop = limit.min(end);
         self.run_events(stop);
+        // A streaming run stopped to hand out its retired flows' rows.
+        if self.retired.ready {
+            return false;
+        }
         if self.sched.is_empty() || stop >= end {
             self.catch_up_all();
             self.sched.advance_to(if self.sched.is_empty() { self.sched.now() } else { end });
@@ -194,11 +208,13 @@ impl World {
         // No prefetching while the pool is small (it only grows, while the network fills
         // up), then packets, and ports too if they and the flows are cold on their own.
         let (packets_above, ports_cold) = self.cold_working_set();
-        while self.pool.slots() <= packets_above {
+        while self.pool.slots() <= packets_above && !self.retired.ready {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             self.dispatch(ev);
         }
-        while let Some(ev) = self.sched.pop_until(stop) {
+        // A streaming run hands out its retired flows' rows when `retired.budget` are kept.
+        while !self.retired.ready {
+            let Some(ev) = self.sched.pop_until(stop) else { break };
             // Events not at hand yet are `Event::NONE`.
             self.prefetch(self.sched.peek_ready(PREFETCH_AHEAD), ports_cold);
             if ports_cold {
@@ -213,7 +229,7 @@ impl World {
     /// outgrow `prefetch_above_bytes`, and whether the ports and flows do on their own.
     fn cold_working_set(&self) -> (usize, bool) {
         let fixed = self.ports.len() * std::mem::size_of::<PortState>()
-            + self.flows.len() * std::mem::size_of::<Flow>();
+            + self.flows.slots() * std::mem::size_of::<Flow>();
         let slots = self.prefetch_above_bytes.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
         (slots, fixed > self.prefetch_above_bytes)
     }
@@ -275,25 +291,35 @@ impl World {
     /// Timers, starts and sampling: rare, so kept out of the inlined arrival loop.
     #[inline(never)]
     fn dispatch_timer(&mut self, ev: Event) {
+        // A flow's events carry its stable id (they may outlive it): its slot, if it is
+        // still there. A retired flow's timers fire into nothing, as on the finished flow.
+        // Without retirement the id is the slot.
+        let f = match self.retire && names_flow(ev.kind()) {
+            true => match self.flows.live_slot(ev.index()) {
+                Some(slot) => slot,
+                None => return,
+            },
+            false => FlowId(ev.index()),
+        };
         match ev.kind() {
             EventKind::Arrive => unreachable!("arrivals are dispatched before timers"),
-            EventKind::FlowStart => self.flow_start(FlowId(ev.index())),
-            EventKind::Rto => self.rto_fired(FlowId(ev.index()), ev),
-            EventKind::DelayedAck => self.delayed_ack_fired(FlowId(ev.index()), ev),
+            EventKind::FlowStart => self.flow_start(f),
+            EventKind::Rto => self.rto_fired(f, ev),
+            EventKind::DelayedAck => self.delayed_ack_fired(f, ev),
             EventKind::Arrival if ev.index() == MEASURE_CHECK => self.measure_check(),
             EventKind::Arrival => self.poisson_arrival(ev.index() as usize),
             EventKind::Sample if ev.index() == RATE_SAMPLE => self.sample_rates(),
             EventKind::Sample => self.sample_queues(),
             EventKind::Burst => self.rpc_burst(ev.index() as usize),
-            EventKind::Request => self.rpc_request(FlowId(ev.index())),
-            EventKind::Respond => self.rpc_respond(FlowId(ev.index())),
+            EventKind::Request => self.rpc_request(f),
+            EventKind::Respond => self.rpc_respond(f),
             EventKind::SampleWindows => self.sample_windows(),
-            EventKind::Pace => self.pace_fired(FlowId(ev.index())),
-            EventKind::PacketRto => self.packet_rto_fired(FlowId(ev.index())),
+            EventKind::Pace => self.pace_fired(f),
+            EventKind::PacketRto => self.packet_rto_fired(f),
             EventKind::ProxyTurn => self.proxy_turn_fired(ev.index()),
-            EventKind::Wake => self.wake_fired(FlowId(ev.index())),
+            EventKind::Wake => self.wake_fired(f),
             EventKind::BufferTick => self.buffer_tick(ev.index()),
-            EventKind::EcWait => self.ec_wait_fired(FlowId(ev.index()), ev),
+            EventKind::EcWait => self.ec_wait_fired(f, ev),
         }
     }
 
@@ -331,8 +357,11 @@ impl World {
         let admission = if self.enqueue_hooks { self.admit_hooked(port, r, idle, now) } else { self.admit(port, r, idle, now) };
         match admission {
             Admission::Dropped => {
-                self.dropped_bytes += self.pool.get(r).wire_bytes as u64;
+                let pkt = self.pool.get(r);
+                self.dropped_bytes += pkt.wire_bytes as u64;
+                let f = pkt.flow;
                 self.pool.free(r);
+                self.left_network(f);
             }
             Admission::Queued if idle => {
                 let was_empty = port_at(&mut self.ports, port).wire.is_empty();
@@ -570,6 +599,10 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
+            // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
+            // in another (the count is exact, and read, only in a whole run that retires).
+            let in_net = &mut self.flows[pkt.flow.idx()].in_net;
+            *in_net = in_net.wrapping_sub(1);
             if self.intercept && self.intercepted(host, r, &pkt) {
                 return;
             }
@@ -581,6 +614,20 @@ impl World {
                 PacketKind::Degree => self.on_degree(r, &pkt),
                 PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
             }
+            if self.retire {
+                self.retire_if_done(pkt.flow);
+            }
+        }
+    }
+
+    /// A packet of flow `f` was dropped: one fewer in the network.
+    #[cold]
+    #[inline(never)]
+    fn left_network(&mut self, f: FlowId) {
+        let in_net = &mut self.flows[f.idx()].in_net;
+        *in_net = in_net.wrapping_sub(1);
+        if self.retire {
+            self.retire_if_done(f);
         }
     }
 
@@ -634,9 +681,9 @@ impl World {
     fn sample_rates(&mut self) {
         let now = self.sched.now();
         let Some(series) = &mut self.rate_series else { return };
-        for (i, f) in self.flows.iter().enumerate() {
+        for (id, f) in self.flows.enumerate() {
             if f.start <= now {
-                series.record(now, i, f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
+                series.record(now, id.idx(), f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
             }
         }
         let interval = series.interval;
