@@ -104,9 +104,10 @@ def run(
     (recorded in the manifest as ``overrides``; the scenario is not changed).
     ``memory_limit`` (bytes or a size such as ``"16GB"``; default: see :mod:`fanin.limits`)
     refuses, before anything is built, a scenario estimated to need more.
-    ``threads``: a ``multi_dc`` run is cut into one partition per datacenter, which run in
-    parallel on up to this many threads; its tables are the same for every number of
-    threads (docs/performance.md, "Scale"). A run that cannot be cut runs on one thread and
+    ``threads``: with 2 or more, a ``multi_dc`` run is cut into one partition per
+    datacenter, which run in parallel on up to this many threads; its tables are the same
+    for every number of threads, and as one thread's (docs/performance.md, "Two threads,
+    one run"). A run that cannot be cut runs on one thread and
     warns when more were asked.
     A scenario with ``[record] flows = "stream"`` frees each flow once it has finished and
     hands its row out as the run goes: with ``flows_to`` (a ``.parquet`` path, used only

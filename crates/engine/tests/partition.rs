@@ -40,7 +40,7 @@ fn run(mut sim: Simulation, step_ps: u64) -> Results {
 fn same_for_every_thread_count(s: &ValidSpec, parts: usize) -> Results {
     let whole = run(Simulation::whole(s).unwrap(), 0);
     for threads in 1..=3 {
-        let sim = Simulation::with_threads(s, threads).unwrap();
+        let sim = Simulation::partitioned(s, threads).unwrap();
         assert_eq!(sim.partitions(), parts);
         assert!(run(sim, 0) == whole, "{threads} thread(s) changed a result");
     }
@@ -104,7 +104,8 @@ fn drops_and_timeouts_across_dcs() {
     assert!(d.iter().sum::<u64>() > 0);
 }
 
-/// `FANIN_PARTITION_PROBE=file.toml`: times a scenario whole and on 1 and 2 threads and
+/// `FANIN_PARTITION_PROBE=file.toml`: times a scenario whole (mode 0) and partitioned on 1
+/// and 2 threads (modes 1, 2; `FANIN_PARTITION_MODES`) and
 /// checks the results agree (data files from the packaged workloads and the Uno artifact).
 #[test]
 #[ignore]
@@ -124,7 +125,7 @@ fn probe_a_scenario() {
     let mut first: Option<Results> = None;
     for threads in modes {
         let t0 = std::time::Instant::now();
-        let sim = if threads == 0 { Simulation::whole(&s).unwrap() } else { Simulation::with_threads(&s, threads).unwrap() };
+        let sim = if threads == 0 { Simulation::whole(&s).unwrap() } else { Simulation::partitioned(&s, threads).unwrap() };
         let parts = sim.partitions();
         let mut sim = sim;
         while !sim.run_until(u64::MAX - 1) {}

@@ -177,7 +177,7 @@ fn validate<'py>(
 /// The summary gains `wall_s` (seconds spent in the run loop, unless the engine reports it)
 /// and `setup_wall_s` (parsing and building). Between chunks it calls
 /// `progress(now_ps, horizon_ps)` and checks for Ctrl-C. Returns `(tables, summary)`.
-/// `memory_limit` as in `validate`. `threads` (at least 1): a `multi_dc` run is cut per
+/// `memory_limit` as in `validate`. `threads` (at least 1; 1 runs one world): a `multi_dc` run is cut per
 /// datacenter and its partitions run on up to that many threads, with the same results for
 /// every number; a run that cannot be cut warns (`UserWarning`) when more than one is asked.
 ///

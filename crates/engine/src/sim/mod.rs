@@ -51,19 +51,31 @@ enum Engine {
 impl Simulation {
     /// Builds the world: topology, queues, flows and their start events; one thread.
     pub fn new(spec: &ValidSpec) -> Result<Simulation, ScenarioError> {
-        Self::with_threads(spec, 1)
+        Self::whole(spec)
     }
 
-    /// Builds the run as one world on one thread, never partitioned: the reference a
-    /// partitioned run is compared with.
+    /// Builds the run as one world on one thread, never partitioned: what one thread runs,
+    /// and the reference a partitioned run is compared with.
     pub fn whole(spec: &ValidSpec) -> Result<Simulation, ScenarioError> {
         Ok(Simulation { engine: Engine::Whole(build::build(spec)?), wall_s: 0.0, whole_because: None, balance: None })
     }
 
-    /// Builds the run on `threads` threads (at least 1). A `multi_dc` run is cut into one
-    /// partition per datacenter whatever the number of threads, so its tables are the same
-    /// for every number (see `partition.rs`); other runs are one partition.
+    /// Builds the run on `threads` threads (at least 1). One thread runs one world, as
+    /// before partitions existed (the fastest on one core: a partitioned run on one thread
+    /// pays for its crossings and for switching worlds every window); more cut a
+    /// `multi_dc` run per datacenter (`partitioned`), with the same tables.
     pub fn with_threads(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
+        match threads {
+            0 => Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."])),
+            1 => Self::whole(spec),
+            _ => Self::partitioned(spec, threads),
+        }
+    }
+
+    /// Builds a `multi_dc` run cut into one partition per datacenter, whatever the number
+    /// of threads (at least 1) that run them, so its tables are the same for every number
+    /// (see `partition.rs`); other runs are one partition.
+    pub fn partitioned(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
         if threads == 0 {
             return Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."]));
         }
