@@ -73,6 +73,11 @@ pub struct Scoreboard {
     retx_order: VecDeque<(u64, Time)>,
     /// Lowest index that may be an original transmission RACK has not judged yet.
     rack_scan: u64,
+    /// `[from, to)`: segments known to be SACKed (`Seg::is_sacked`), so that a SACK block
+    /// reporting them again is not walked again (a receiver with a hole re-sends the block
+    /// above it, one segment longer, with every ACK: quadratic in the window otherwise).
+    /// `set` keeps it exact: a segment in it leaving the SACKed states empties it.
+    sacked_run: (u64, u64),
 }
 
 /// One segment's state and when it was last sent (0 when times are not tracked).
@@ -175,6 +180,9 @@ impl Scoreboard {
         let slot = &mut self.slot_mut(seg)?.state;
         let old = *slot;
         *slot = new;
+        if !new.is_sacked() && (self.sacked_run.0..self.sacked_run.1).contains(&seg) {
+            self.sacked_run = (0, 0);
+        }
         self.uncount(old);
         if matches!(new, Seg::Retx | Seg::RetxDup) {
             self.retransmitted += 1;
@@ -191,6 +199,22 @@ impl Scoreboard {
             _ => {}
         }
         Some(old)
+    }
+
+    /// The parts of `[first, last)` not known to be SACKed, in order (at most two).
+    pub fn unsacked_parts(&self, first: u64, last: u64) -> [(u64, u64); 2] {
+        let (from, to) = self.sacked_run;
+        if to <= first || from >= last || from == to {
+            return [(first, last), (last, last)];
+        }
+        [(first, from.max(first)), (to.min(last), last)]
+    }
+
+    /// Every segment of `[first, last)` is SACKed now: the known run grows to cover it
+    /// when the two touch, else it becomes the run.
+    pub fn sacked_through(&mut self, first: u64, last: u64) {
+        let (from, to) = self.sacked_run;
+        self.sacked_run = if from < to && first <= to && last >= from { (from.min(first), to.max(last)) } else { (first, last) };
     }
 
     fn uncount(&mut self, s: Seg) {
@@ -393,6 +417,31 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_known_sacked_run_grows_and_is_dropped_when_a_segment_leaves_it() {
+        let mut b = board(10);
+        assert_eq!(b.unsacked_parts(0, 8), [(0, 8), (8, 8)]);
+        for s in 2..5 {
+            b.set(s, Seg::Sacked);
+        }
+        b.sacked_through(2, 5);
+        assert_eq!(b.unsacked_parts(0, 8), [(0, 2), (5, 8)]);
+        assert_eq!(b.unsacked_parts(3, 5), [(3, 3), (5, 5)]);
+        // A block one segment longer, as a receiver with a hole sends: the run grows.
+        b.set(5, Seg::Sacked);
+        b.sacked_through(2, 6);
+        assert_eq!(b.unsacked_parts(2, 7), [(2, 2), (6, 7)]);
+        // A disjoint block replaces it; SackedRetx -> Sacked keeps it.
+        b.set(8, Seg::SackedRetx);
+        b.sacked_through(8, 9);
+        b.set(8, Seg::Sacked);
+        assert_eq!(b.unsacked_parts(0, 10), [(0, 8), (9, 10)]);
+        // A segment of the run that stops being SACKed (any path) empties it.
+        b.sacked_through(2, 6);
+        b.set(4, Seg::Lost);
+        assert_eq!(b.unsacked_parts(0, 10), [(0, 10), (10, 10)]);
+    }
 
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new(true);

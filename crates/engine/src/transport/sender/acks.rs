@@ -111,6 +111,17 @@ impl Sender {
         }
         let first = (block.start / self.mss).max(self.board.base());
         let last = self.seg_of(block.end.min(self.snd_nxt));
+        if first >= last {
+            return;
+        }
+        for (from, to) in self.board.unsacked_parts(first, last) {
+            self.sack_segments(from, to, newly);
+        }
+        self.board.sacked_through(first, last.min(self.board.end()));
+    }
+
+    /// Marks SACKed the segments of `[first, last)` still in flight or lost.
+    fn sack_segments(&mut self, first: u64, last: u64, newly: &mut Newly) {
         let ns3 = self.recovery == Recovery::Ns3;
         for seg in first..last {
             let len = self.seg_len(seg);
