@@ -73,7 +73,7 @@ impl World {
             let flow = &mut self.flows[f.idx()];
             let Some(seg) = flow.sender.next_segment(now) else { break };
             // It goes into the network below (counted here, where the flow is at hand).
-            flow.in_net = flow.in_net.wrapping_add(1);
+            flow.packet_in();
             sent += 1;
             let entropy = flow.selector.on_send(&mut self.host_draws, src);
             let mut fl = if ecn { flags::ECT } else { 0 };
@@ -260,7 +260,7 @@ impl World {
     pub(super) fn send_nack(&mut self, r: PacketRef, pkt: &Packet, to: crate::ids::HostId, from: crate::ids::HostId) {
         let flow = &mut self.flows[pkt.flow.idx()];
         flow.nacks_sent += 1;
-        flow.in_net = flow.in_net.wrapping_add(1);
+        flow.packet_in();
         let entropy = flow.selector.reply(pkt.entropy, &mut self.host_draws, from);
         let nack = Packet {
             dst: to,
@@ -345,7 +345,7 @@ impl World {
             self.keep_extra_sacks(r, &a);
         }
         self.injected_bytes += ack.wire_bytes as u64;
-        self.flows[f.idx()].in_net = self.flows[f.idx()].in_net.wrapping_add(1);
+        self.flows[f.idx()].packet_in();
         self.enqueue(nic, r);
     }
 
@@ -582,21 +582,6 @@ impl World {
         if self.retire {
             self.retire_if_done(f);
         }
-    }
-
-    /// Retires flow `f` if it is finished and can do nothing more: no packet of it in the
-    /// network (a late duplicate would make its receiver ACK) and no delayed ACK due. Its
-    /// row is kept; events still naming it find no flow and do nothing, as they would
-    /// have done on the finished flow.
-    #[inline(never)]
-    pub(super) fn retire_if_done(&mut self, f: FlowId) {
-        let flow = &self.flows[f.idx()];
-        if flow.retired || !flow.finished() || flow.in_net != 0 || flow.dack_armed {
-            return;
-        }
-        let row = super::flow_rows::FlowRow::of(flow.id, flow, self.measured(flow.start));
-        self.retired.push(row);
-        self.flows.retire(f);
     }
 }
 

@@ -85,6 +85,18 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// One more of its packets entered the network (`in_net`).
+    #[inline(always)]
+    pub fn packet_in(&mut self) {
+        self.in_net = self.in_net.wrapping_add(1);
+    }
+
+    /// One of its packets reached a host or was dropped (`in_net`).
+    #[inline(always)]
+    pub fn packet_out(&mut self) {
+        self.in_net = self.in_net.wrapping_sub(1);
+    }
+
     pub fn finished(&self) -> bool {
         self.finish != NEVER
     }

@@ -151,3 +151,20 @@ impl Retired {
         std::mem::take(&mut self.rows)
     }
 }
+
+impl super::world::World {
+    /// Retires flow `f` if it is finished and can do nothing more: no packet of it in the
+    /// network (a late duplicate would make its receiver ACK) and no delayed ACK due. Its
+    /// row is kept; events still naming it find no flow and do nothing, as they would
+    /// have done on the finished flow.
+    #[inline(never)]
+    pub(super) fn retire_if_done(&mut self, f: FlowId) {
+        let flow = &self.flows[f.idx()];
+        if flow.retired || !flow.finished() || flow.in_net != 0 || flow.dack_armed {
+            return;
+        }
+        let row = FlowRow::of(flow.id, flow, self.measured(flow.start));
+        self.retired.push(row);
+        self.flows.retire(f);
+    }
+}

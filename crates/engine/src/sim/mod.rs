@@ -11,10 +11,12 @@ mod icon;
 pub mod memory;
 pub mod partition;
 mod pipeline;
+mod prefetch;
 mod proxy;
 mod receiver_policy;
 mod results;
 mod rpc;
+mod sampling;
 mod shared_buffer;
 mod world;
 
@@ -65,11 +67,10 @@ impl Simulation {
     /// pays for its crossings and for switching worlds every window); more cut a
     /// `multi_dc` run per datacenter (`partitioned`), with the same tables.
     pub fn with_threads(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
-        match threads {
-            0 => Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."])),
-            1 => Self::whole(spec),
-            _ => Self::partitioned(spec, threads),
+        if threads == 1 {
+            return Self::whole(spec);
         }
+        Self::partitioned(spec, threads)
     }
 
     /// Builds a `multi_dc` run cut into one partition per datacenter, whatever the number

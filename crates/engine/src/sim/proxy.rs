@@ -29,7 +29,7 @@ impl World {
         let to = if pkt.kind == PacketKind::Data { dst } else { src };
         self.pool.get_mut(r).dst = to;
         self.injected_bytes += pkt.wire_bytes as u64;
-        self.flows[pkt.flow.idx()].in_net = self.flows[pkt.flow.idx()].in_net.wrapping_add(1);
+        self.flows[pkt.flow.idx()].packet_in();
         let nic = self.nic(proxy, to, pkt.entropy);
         self.enqueue(nic, r);
     }

@@ -349,7 +349,7 @@ impl World {
     pub(super) fn send_from_host(&mut self, from: HostId, pkt: Packet) {
         let r = self.pool.alloc(pkt);
         self.injected_bytes += pkt.wire_bytes as u64;
-        self.flows[pkt.flow.idx()].in_net = self.flows[pkt.flow.idx()].in_net.wrapping_add(1);
+        self.flows[pkt.flow.idx()].packet_in();
         let nic = self.nic(from, pkt.dst, pkt.entropy);
         self.enqueue(nic, r);
     }

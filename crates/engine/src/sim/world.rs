@@ -1,7 +1,7 @@
 //! The world and its run loop. Every handler is a method here so the compiler can inline
 //! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
 
-use super::flow::Flow;
+use super::prefetch::prefetch;
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
@@ -15,17 +15,6 @@ use crate::transport::TransportConfig;
 use crate::units::Time;
 use crate::routing::LoadBalancing;
 use crate::scenario::MeasureWindow;
-
-#[inline(always)]
-fn prefetch(ptr: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
-}
 
 /// A port by id. Port ids come only from the topology and the routing tables, both built
 /// for this world, so they are in range (checked in debug builds). Free functions, so the
@@ -222,59 +211,6 @@ impl World {
             }
             self.prefetch_queues(self.sched.peek_ready(0));
             self.dispatch(ev);
-        }
-    }
-
-    /// How many packet slots the pool may hand out before they, the ports and the flows
-    /// outgrow `prefetch_above_bytes`, and whether the ports and flows do on their own.
-    fn cold_working_set(&self) -> (usize, bool) {
-        let fixed = self.ports.len() * std::mem::size_of::<PortState>()
-            + self.flows.slots() * std::mem::size_of::<Flow>();
-        let slots = self.prefetch_above_bytes.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
-        (slots, fixed > self.prefetch_above_bytes)
-    }
-
-    /// Touches the arrival's packet, and its port if ports are cold, so their cache misses
-    /// overlap with the current event's work.
-    ///
-    /// The prefetches take no branch on the event's kind: that changes at every bucket's
-    /// end, and a wasted hint costs less than a mispredicted branch. `Event::NONE` names
-    /// port 0 and the scratch slot; a rare timer names some other port and slot.
-    #[inline(always)]
-    fn prefetch(&self, ev: Event, ports_cold: bool) {
-        prefetch(self.pool.slot_ptr(ev.index()));
-        if ports_cold {
-            // A hint: no bounds check needed, a wild address would not fault.
-            let port = self.ports.as_ptr().wrapping_add(ev.port() as usize) as *const u8;
-            prefetch(port);
-            prefetch(port.wrapping_add(64));
-        }
-    }
-
-    /// For the arrival after next (whose packet was prefetched events ago): the port the
-    /// switch it reaches will queue it on, chosen when it started (`route_ahead`).
-    #[inline(always)]
-    fn prefetch_egress(&self, ev: Event) {
-        // A host-bound packet holds a stale port: a harmless prefetch.
-        let port = self.ports.as_ptr().wrapping_add(self.pool.hop(ev.index()) as usize) as *const u8;
-        prefetch(port);
-        prefetch(port.wrapping_add(64));
-    }
-
-    /// For the next arrival: the packets its own port (if that arrival empties its wire)
-    /// and its egress port (if it finished a packet since it was last looked at) will
-    /// start next. The first is often wasted, but a k = 16 fat-tree, whose packets live
-    /// beyond L2, runs 6-14% faster with it.
-    #[inline(always)]
-    fn prefetch_queues(&self, ev: Event) {
-        self.prefetch_queue_head(ev.port());
-        self.prefetch_queue_head(self.pool.hop(ev.index()));
-    }
-
-    #[inline(always)]
-    fn prefetch_queue_head(&self, port: u32) {
-        if let Some(p) = self.ports.get(port as usize) {
-            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
         }
     }
 
@@ -601,8 +537,7 @@ impl World {
             let pkt = *self.pool.get(r);
             // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
             // in another (the count is exact, and read, only in a whole run that retires).
-            let in_net = &mut self.flows[pkt.flow.idx()].in_net;
-            *in_net = in_net.wrapping_sub(1);
+            self.flows[pkt.flow.idx()].packet_out();
             if self.intercept && self.intercepted(host, r, &pkt) {
                 return;
             }
@@ -624,8 +559,7 @@ impl World {
     #[cold]
     #[inline(never)]
     fn left_network(&mut self, f: FlowId) {
-        let in_net = &mut self.flows[f.idx()].in_net;
-        *in_net = in_net.wrapping_sub(1);
+        self.flows[f.idx()].packet_out();
         if self.retire {
             self.retire_if_done(f);
         }
@@ -657,39 +591,6 @@ impl World {
     /// Whether anything can still happen besides sampling.
     pub(super) fn has_work(&self) -> bool {
         self.active_flows > 0 || self.pending_starts > 0 || self.pending_arrivals > 0
-    }
-
-    fn sample_queues(&mut self) {
-        let now = self.sched.now();
-        let Some(series) = &mut self.queue_series else { return };
-        let interval = series.interval;
-        for i in 0..series.ports.len() {
-            let port = self.queue_series.as_ref().unwrap().ports[i];
-            // A sample sees the queue as an arrival at `now` would: before departures at `now`.
-            if self.ports[port.idx()].busy_until < now {
-                self.catch_up_free::<true>(port, now);
-            }
-            let queue = &mut self.ports[port.idx()].queue;
-            let (q, phantom) = (queue.backlog, queue.phantom_bytes(now));
-            self.queue_series.as_mut().unwrap().record(now, port, q.bytes, q.pkts, phantom);
-        }
-        if self.has_work() {
-            self.sched.after(interval, Event::new(EventKind::Sample, 0));
-        }
-    }
-
-    fn sample_rates(&mut self) {
-        let now = self.sched.now();
-        let Some(series) = &mut self.rate_series else { return };
-        for (id, f) in self.flows.enumerate() {
-            if f.start <= now {
-                series.record(now, id.idx(), f.sender.snd_una, f.sender.snd_nxt + f.sender.retx_bytes);
-            }
-        }
-        let interval = series.interval;
-        if self.has_work() {
-            self.sched.after(interval, Event::new(EventKind::Sample, RATE_SAMPLE));
-        }
     }
 
     /// When the run ended: the last packet arrival once everything finished (stale timers
