@@ -127,15 +127,18 @@ fn probe_a_scenario() {
         let t0 = std::time::Instant::now();
         let sim = if threads == 0 { Simulation::whole(&s).unwrap() } else { Simulation::partitioned(&s, threads).unwrap() };
         let parts = sim.partitions();
+        let built = t0.elapsed().as_secs_f64();
         let mut sim = sim;
         while !sim.run_until(u64::MAX - 1) {}
+        let ran = t0.elapsed().as_secs_f64();
         if let Some(b) = sim.partition_balance() {
             let (e, c) = (b.events as f64 / b.critical_events as f64, b.cpu_ns as f64 / b.critical_cpu_ns as f64);
             eprintln!("  {b:?}: at most {e:.2}x by events, {c:.2}x by CPU time");
         }
         let r = run(sim, 0);
         let hops = r.summary.iter().find(|x| x.0 == "packet_hops").unwrap().1;
-        eprintln!("threads {threads} ({parts} partitions): {:.3} s, {hops} hops", t0.elapsed().as_secs_f64());
+        let all = t0.elapsed().as_secs_f64();
+        eprintln!("threads {threads} ({parts} partitions): {all:.3} s (set-up {built:.3} s, run {:.3} s, results {:.3} s), {hops} hops", ran - built, all - ran);
         match &first {
             None => first = Some(r),
             Some(f) => assert!(&r == f, "threads {threads} changed a result"),

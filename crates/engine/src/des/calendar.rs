@@ -50,7 +50,9 @@ const DENSE: u64 = 12;
 /// than the width the calendar starts with: narrower buckets mean more slots, whose scattered
 /// storage costs a dense run (a k = 16 fat-tree) more in cache misses than sorting saves.
 const MAX_SHIFT: u32 = 30;
-const MAX_SLOTS_LOG2: u32 = 20;
+pub(super) const MAX_SLOTS_LOG2: u32 = 20;
+/// The fewest slots a wheel has (a revolution of small buckets still spans a link's delay).
+pub(super) const MIN_SLOTS_LOG2: u32 = 10;
 
 /// Entries of `none` kept past the end of the current bucket, so peeking up to this many
 /// places ahead is one read with no bounds test (a test that goes either way at the end of
@@ -65,6 +67,12 @@ pub struct Calendar<T> {
     mask: u64,
     /// Buckets by `(key >> shift) & mask`; only buckets ahead of `cur` hold entries.
     wheel: Vec<Vec<Entry<T>>>,
+    /// Empty buckets' storage, for the next slot that gets its first entry: a served
+    /// bucket's storage comes back here rather than stay in its slot, where a sparse run
+    /// (a wheel of thousands of slots, most empty in a revolution) would leave it unused
+    /// while pushes to other empty slots allocated anew (two allocations per bucket in the
+    /// 200-flow Uno run). Last in, first out, so the storage reused is the warmest.
+    spare: Vec<Vec<Entry<T>>>,
     /// One bit per wheel slot: non-empty.
     occupied: Vec<u64>,
     /// The absolute bucket number being served (`key >> shift`).
@@ -97,6 +105,7 @@ impl<T: Copy + Ord> Calendar<T> {
             min_shift: shift,
             mask: slots as u64 - 1,
             wheel: (0..slots).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
             occupied: vec![0; slots.div_ceil(64)],
             cur: 0,
             span_end: (slots as u64) << shift,
@@ -167,8 +176,7 @@ impl<T: Copy + Ord> Calendar<T> {
         self.set_cur(b);
         let slot = (b & self.mask) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
-            self.occupied[slot / 64] &= !(1 << (slot % 64));
-            std::mem::swap(&mut self.ready, &mut self.wheel[slot]);
+            self.serve_slot(slot);
         }
         self.pull_far();
         self.ready.sort_by_key(|e| e.key);
@@ -198,13 +206,37 @@ impl<T: Copy + Ord> Calendar<T> {
             debug_assert!(slot < self.wheel.len() && slot / 64 < self.occupied.len());
             // SAFETY: `slot` is masked to the wheel's power-of-two size, and `occupied` has
             // one bit per slot.
+            let bucket = unsafe { self.wheel.get_unchecked_mut(slot) };
+            if bucket.len() == bucket.capacity() {
+                Self::refill(bucket, &mut self.spare);
+            }
+            bucket.push(e);
+            // SAFETY: as above.
             unsafe {
-                self.wheel.get_unchecked_mut(slot).push(e);
                 *self.occupied.get_unchecked_mut(slot / 64) |= 1 << (slot % 64);
             }
         } else {
             self.push_far(e);
         }
+    }
+
+    /// A full bucket about to take an entry: if it has no storage yet, a spare one.
+    #[cold]
+    #[inline(never)]
+    fn refill(bucket: &mut Vec<Entry<T>>, spare: &mut Vec<Vec<Entry<T>>>) {
+        if bucket.capacity() == 0 {
+            if let Some(storage) = spare.pop() {
+                *bucket = storage;
+            }
+        }
+    }
+
+    /// Makes `slot`'s bucket the current one; the current one's storage becomes spare.
+    fn serve_slot(&mut self, slot: usize) {
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        let served = std::mem::replace(&mut self.ready, std::mem::take(&mut self.wheel[slot]));
+        debug_assert!(served.is_empty());
+        self.spare.push(served);
     }
 
     fn push_far(&mut self, e: Entry<T>) {
@@ -305,9 +337,7 @@ impl<T: Copy + Ord> Calendar<T> {
             };
             self.set_cur(b);
             if wheel_next == Some(b) {
-                let slot = (b & self.mask) as usize;
-                self.occupied[slot / 64] &= !(1 << (slot % 64));
-                std::mem::swap(&mut self.ready, &mut self.wheel[slot]);
+                self.serve_slot((b & self.mask) as usize);
             }
             self.pull_far();
             if !self.ready.is_empty() {
@@ -341,9 +371,13 @@ impl<T: Copy + Ord> Calendar<T> {
         self.restart_counts();
         let slots_log2 = (self.mask + 1).trailing_zeros();
         let (shift, slots_log2) = if per_bucket < SPARSE && self.shift < MAX_SHIFT {
-            // Density grows about linearly with the width: aim at 4 to 8 per bucket.
-            let step = (8 * advances / served.max(1)).max(2).ilog2();
-            ((self.shift + step).min(MAX_SHIFT), slots_log2)
+            // Density grows about linearly with the width: aim at 4 to 8 per bucket. With
+            // fewer slots, so the wheel spans as long as before: a span grown with the width
+            // (Uno's 2^18 slots of 2 us: 0.5 s) is never gone round within a run, so every
+            // bucket would be a slot never used before, with a new allocation, where a wheel
+            // that turns reuses its buckets' storage.
+            let step = (8 * advances / served.max(1)).max(2).ilog2().min(MAX_SHIFT - self.shift);
+            (self.shift + step, slots_log2.saturating_sub(step).max(MIN_SLOTS_LOG2.min(slots_log2)))
         } else if per_bucket > DENSE && self.shift > self.min_shift {
             let step = (per_bucket / 4).ilog2().min(self.shift - self.min_shift);
             (self.shift - step, (slots_log2 + step).min(MAX_SLOTS_LOG2))
@@ -394,6 +428,9 @@ impl<T: Copy + Ord> Calendar<T> {
             self.ready.push(e);
         } else if e.key < self.span_end {
             let slot = (bucket & self.mask) as usize;
+            if self.wheel[slot].len() == self.wheel[slot].capacity() {
+                Self::refill(&mut self.wheel[slot], &mut self.spare);
+            }
             self.wheel[slot].push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {

@@ -154,3 +154,41 @@ fn retunes_to_the_density_and_keeps_the_order() {
         assert_eq!(got, reference.pop_first().unwrap());
     }
 }
+
+/// Pops `pops` entries from `cal`, keeping four pending, each pushed up to `within` ps
+/// after the clock.
+fn keep_four_pending(cal: &mut Calendar<u64>, seed: u64, pops: u64, within: u64) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut now, mut pending) = (0, 0);
+    for seq in 0..pops {
+        while pending < 4 {
+            cal.push(now + rng.gen_range(1..within), seq);
+            pending += 1;
+        }
+        now = cal.pop().unwrap().0;
+        pending -= 1;
+    }
+}
+
+#[test]
+fn widening_keeps_the_span() {
+    // Events about 5 ns apart on a wheel of 2^16 slots of 1 ns: the buckets widen and the
+    // slots become fewer, so the wheel still spans 2^26 ps (not 2^16 wider buckets' worth).
+    let mut cal = Calendar::new(10, 16, u64::MAX);
+    cal.retune_every = 64;
+    keep_four_pending(&mut cal, 3, 50_000, 20_000);
+    assert!(cal.shift() > 12, "widened for sparse events: {}", cal.shift());
+    assert_eq!((cal.mask + 1) << cal.shift(), 1 << 26, "the wheel spans as long as it did");
+}
+
+#[test]
+fn buckets_reuse_the_storage_of_buckets_served() {
+    // A few entries pending at a time, spread over a wheel of 4,096 slots that turns
+    // hundreds of times: every slot gets an entry some time, but a bucket's storage comes
+    // from the buckets served, so the buffers in use stay near the entries pending.
+    let mut cal = Calendar::new(10, 12, u64::MAX);
+    cal.retune_every = u32::MAX;
+    keep_four_pending(&mut cal, 4, 200_000, 3_000_000);
+    let buffers = cal.wheel.iter().filter(|b| b.capacity() > 0).count() + cal.spare.len();
+    assert!(buffers < 16, "{buffers} buffers for 4 entries pending");
+}

@@ -171,7 +171,7 @@ impl Schedule {
     /// link's delay); the wheel covers at least twice that, and later events wait in a heap.
     pub fn new(span_ps: u64) -> Self {
         let buckets = (2 * span_ps >> BUCKET_SHIFT).max(1).next_power_of_two();
-        let slots_log2 = buckets.trailing_zeros().clamp(10, 20);
+        let slots_log2 = buckets.trailing_zeros().clamp(calendar::MIN_SLOTS_LOG2, calendar::MAX_SLOTS_LOG2);
         Schedule { heap: Calendar::new(BUCKET_SHIFT, slots_log2, Event::NONE), now: 0, events: 0 }
     }
 

@@ -64,10 +64,14 @@ pub(super) struct Crossing {
 
 /// What a partition's world knows of the cut.
 pub(super) struct Side {
-    /// Per port: it runs here and leads to another partition.
-    leaves: Vec<bool>,
-    /// Packets put on such links since the end of the last window, in the order they started.
-    outbox: Vec<Crossing>,
+    /// Per port: the partition it leads to if it runs here and leads to another, else
+    /// `STAYS`.
+    leads_to: Vec<u32>,
+    /// The ports that do.
+    leaving: Vec<PortId>,
+    /// Per destination partition: packets put on links to it since the end of the last
+    /// window, in the order they started.
+    outbox: Vec<Vec<Crossing>>,
     /// Arrivals seen here at another partition's node (that partition's copy counts).
     remote_arrivals: u64,
     /// This partition, and each host's.
@@ -88,11 +92,10 @@ pub struct Plan {
     lookahead: Time,
 }
 
-impl Plan {
-    pub(super) fn part_of_port(&self, w: &World, port: usize) -> usize {
-        self.part_of_node[w.ports[port].to.idx()] as usize
-    }
+/// `Side::leads_to` of a port that does not leave the partition.
+const STAYS: u32 = u32::MAX;
 
+impl Plan {
     fn sender_part(&self, w: &World, f: &Flow) -> usize {
         self.part_of_node[w.topo.hosts[f.src.idx()].idx()] as usize
     }
@@ -154,11 +157,13 @@ fn unsupported(w: &World) -> Option<&'static str> {
 /// Makes `w` (built from the whole scenario) partition `me`: it keeps the events of its own
 /// flows and marks the links that leave it.
 fn own(w: &mut World, me: usize, plan: &Plan) {
-    let mut leaves = vec![false; w.ports.len()];
+    let mut leads_to = vec![STAYS; w.ports.len()];
+    let mut leaving = Vec::new();
     for (id, port) in w.topo.ports() {
-        let from = plan.part_of_node[port.from.idx()] as usize;
-        if from == me && plan.part_of_node[port.to.idx()] as usize != me {
-            leaves[id.idx()] = true;
+        let (from, to) = (plan.part_of_node[port.from.idx()], plan.part_of_node[port.to.idx()]);
+        if from as usize == me && to as usize != me {
+            leads_to[id.idx()] = to;
+            leaving.push(id);
             w.node_host[port.to.idx()] = REMOTE;
         }
     }
@@ -179,7 +184,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leaves, outbox: Vec::new(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
+    w.partition = Some(Box::new(Side { leads_to, leaving, outbox: (0..plan.parts).map(|_| Vec::new()).collect(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
 }
 
 impl World {
@@ -199,13 +204,14 @@ impl World {
     /// far side gets a copy with its arrival time.
     pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
         let Some(side) = self.partition.as_mut() else { return };
-        if !side.leaves[port.idx()] {
+        let to = side.leads_to[port.idx()];
+        if to == STAYS {
             return;
         }
         let p = &self.ports[port.idx()];
         let pkt = *self.pool.get(r);
         let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
-        side.outbox.push(Crossing { at: p.busy_until + p.delay_ps, port: port.0, pkt, sacks });
+        side.outbox[to as usize].push(Crossing { at: p.busy_until + p.delay_ps, port: port.0, pkt, sacks });
     }
 
     /// This partition's copy of an arrival at another partition's node: it has looked at the
@@ -259,26 +265,26 @@ impl World {
     /// wait for a later look, which the far side needs before they arrive); notes when the
     /// next one is due to start.
     pub(super) fn start_leaving(&mut self, last: Time) {
-        let leaving: Vec<usize> = {
-            let Some(side) = self.partition.as_ref() else { return };
-            (0..side.leaves.len()).filter(|&i| side.leaves[i]).collect()
-        };
+        let Some(side) = self.partition.as_mut() else { return };
+        let leaving = std::mem::take(&mut side.leaving);
         let mut next = None::<Time>;
-        for i in leaving {
-            self.catch_up(PortId::from(i), last);
-            let p = &self.ports[i];
+        for &port in &leaving {
+            self.catch_up(port, last);
+            let p = &self.ports[port.idx()];
             if !p.queue.is_empty() {
                 next = Some(next.map_or(p.busy_until, |t| t.min(p.busy_until)));
             }
         }
-        if let Some(side) = self.partition.as_mut() {
-            side.next_leaving = next;
-        }
+        let side = self.partition.as_mut().expect("a partition");
+        (side.leaving, side.next_leaving) = (leaving, next);
     }
 
-    /// Packets this partition sent since the last look, by the partition they enter.
-    pub(super) fn take_outbox(&mut self) -> Vec<Crossing> {
-        std::mem::take(&mut self.partition.as_mut().expect("a partition").outbox)
+    /// The packets this partition sent to partition `to` since the last look (a batch with
+    /// room for as many more, so the next window's seldom grows).
+    pub(super) fn take_outbox(&mut self, to: usize) -> Vec<Crossing> {
+        let sent = &mut self.partition.as_mut().expect("a partition").outbox[to];
+        let room = sent.len();
+        std::mem::replace(sent, Vec::with_capacity(room))
     }
 }
 
