@@ -535,12 +535,14 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
-            // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
-            // in another (the count is exact, and read, only in a whole run that retires).
-            self.flows[pkt.flow.idx()].packet_out();
+            // Relays and partitions keep every flow, so their count is never read: a copy
+            // of an arrival another partition runs leaves the flow's state untouched.
             if self.intercept && self.intercepted(host, r, &pkt) {
                 return;
             }
+            // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
+            // in another (the count is exact, and read, only in a whole run that retires).
+            self.flows[pkt.flow.idx()].packet_out();
             match pkt.kind {
                 PacketKind::Data => self.on_data(HostId(host), r, &pkt),
                 PacketKind::Ack => self.on_ack(r, &pkt),
