@@ -80,9 +80,22 @@ impl Simulation {
         if threads == 0 {
             return Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."]));
         }
-        let world = build::build(spec)?;
+        // On two threads or more, and several datacenters, a second world is built beside
+        // the first (the second partition's, unless the run stays whole: Fig 10's take 13 ms
+        // each).
+        let several_dcs = spec.topology.nodes.iter().any(|n| n.dc != crate::topology::NO_DC && n.dc > 0);
+        let (world, mut second) = match threads > 1 && several_dcs {
+            false => (build::build(spec), None),
+            true => std::thread::scope(|s| {
+                let second = s.spawn(|| build::build(spec));
+                let first = build::build(spec);
+                (first, Some(second.join().expect("building a world does not panic")))
+            }),
+        };
+        let world = world?;
+        let mut build_part = || second.take().unwrap_or_else(|| build::build(spec));
         let (engine, whole_because) = match partition::plan(&world) {
-            Ok(plan) => (Engine::Parts(partition::Partitioned::new(world, plan, threads, || build::build(spec))?), None),
+            Ok(plan) => (Engine::Parts(partition::Partitioned::new(world, plan, threads, &mut build_part)?), None),
             Err(why) => (Engine::Whole(world), (threads > 1).then_some(why)),
         };
         Ok(Simulation { engine, wall_s: 0.0, whole_because, balance: None })

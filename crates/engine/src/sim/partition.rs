@@ -322,7 +322,7 @@ pub struct Balance {
 impl Partitioned {
     /// `build` makes a whole world from the scenario (called once per partition); `first` is
     /// one it already made.
-    pub fn new(first: World, plan: Plan, threads: usize, build: impl Fn() -> Result<World, crate::ScenarioError>) -> Result<Self, crate::ScenarioError> {
+    pub fn new(first: World, plan: Plan, threads: usize, mut build: impl FnMut() -> Result<World, crate::ScenarioError>) -> Result<Self, crate::ScenarioError> {
         let end = first.duration.unwrap_or(first.max_duration);
         let mut parts = vec![first];
         for _ in 1..plan.parts {
