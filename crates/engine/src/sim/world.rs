@@ -31,8 +31,9 @@ pub(super) fn port_at(ports: &mut [PortState], port: PortId) -> &mut PortState {
 const PREFETCH_AHEAD: usize = 2;
 
 /// Prefetching pays only when what the run touches outgrows the core's L2 cache (512 KiB
-/// per core here); below that its hints are only instructions: a tenth of a 64-to-1
-/// incast's. (`World::prefetch_above_bytes` starts here.)
+/// per core where this was tuned, 2 MiB on today's machines: not measured again there);
+/// below that its hints are only instructions: a tenth of a 64-to-1 incast's.
+/// (`World::prefetch_above_bytes` starts here.)
 pub(super) const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
