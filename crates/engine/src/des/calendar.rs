@@ -151,12 +151,10 @@ impl<T: Copy + Ord> Calendar<T> {
         self.ready.clear();
         self.head = 0;
         self.pad();
-        for (word, bits) in self.occupied.iter_mut().enumerate() {
-            while *bits != 0 {
-                self.wheel[word * 64 + bits.trailing_zeros() as usize].clear();
-                *bits &= *bits - 1;
-            }
-        }
+        self.each_occupied(|bucket| {
+            bucket.clear();
+            false
+        });
         self.far.clear();
     }
 
@@ -206,11 +204,7 @@ impl<T: Copy + Ord> Calendar<T> {
             debug_assert!(slot < self.wheel.len() && slot / 64 < self.occupied.len());
             // SAFETY: `slot` is masked to the wheel's power-of-two size, and `occupied` has
             // one bit per slot.
-            let bucket = unsafe { self.wheel.get_unchecked_mut(slot) };
-            if bucket.len() == bucket.capacity() {
-                Self::refill(bucket, &mut self.spare);
-            }
-            bucket.push(e);
+            Self::push_into(unsafe { self.wheel.get_unchecked_mut(slot) }, &mut self.spare, e);
             // SAFETY: as above.
             unsafe {
                 *self.occupied.get_unchecked_mut(slot / 64) |= 1 << (slot % 64);
@@ -218,6 +212,15 @@ impl<T: Copy + Ord> Calendar<T> {
         } else {
             self.push_far(e);
         }
+    }
+
+    /// Appends to a wheel bucket, giving it spare storage first if it has none.
+    #[inline(always)]
+    fn push_into(bucket: &mut Vec<Entry<T>>, spare: &mut Vec<Vec<Entry<T>>>, e: Entry<T>) {
+        if bucket.len() == bucket.capacity() {
+            Self::refill(bucket, spare);
+        }
+        bucket.push(e);
     }
 
     /// A full bucket about to take an entry: if it has no storage yet, a spare one.
@@ -428,10 +431,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.ready.push(e);
         } else if e.key < self.span_end {
             let slot = (bucket & self.mask) as usize;
-            if self.wheel[slot].len() == self.wheel[slot].capacity() {
-                Self::refill(&mut self.wheel[slot], &mut self.spare);
-            }
-            self.wheel[slot].push(e);
+            Self::push_into(&mut self.wheel[slot], &mut self.spare, e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
             self.push_far(e);
@@ -471,15 +471,28 @@ impl<T: Copy + Ord> Calendar<T> {
             i += 1;
             i <= head || keep(e.key, &e.value)
         });
-        for (slot, bucket) in self.wheel.iter_mut().enumerate() {
+        self.each_occupied(|bucket| {
             bucket.retain(|e| keep(e.key, &e.value));
-            if bucket.is_empty() {
-                self.occupied[slot / 64] &= !(1 << (slot % 64));
-            }
-        }
+            !bucket.is_empty()
+        });
         let far = std::mem::take(&mut self.far).into_vec();
         self.far = far.into_iter().filter(|f| keep(f.0.key, &f.0.value)).collect();
         self.pad();
+    }
+
+    /// Calls `f` on every occupied wheel bucket (not the empty slots, of which a sparse run
+    /// has hundreds of thousands); a bucket stays marked occupied if `f` says so.
+    fn each_occupied(&mut self, mut f: impl FnMut(&mut Vec<Entry<T>>) -> bool) {
+        for (word, bits) in self.occupied.iter_mut().enumerate() {
+            let mut left = *bits;
+            while left != 0 {
+                let slot = word * 64 + left.trailing_zeros() as usize;
+                left &= left - 1;
+                if !f(&mut self.wheel[slot]) {
+                    *bits &= !(1 << (slot % 64));
+                }
+            }
+        }
     }
 
     /// The absolute bucket number of the first occupied slot after `cur`, if any.

@@ -2,7 +2,8 @@
 
 use super::flow::{Flow, NEVER, NO_FLOW, NO_HOST, NO_INCAST, NO_RPC, NO_TURNS};
 use super::arrivals::Arrivals;
-use super::world::{IncastRecord, World, MEASURE_CHECK, NOT_A_HOST, RATE_SAMPLE};
+use super::flow::IncastRecord;
+use super::world::{World, MEASURE_CHECK, NOT_A_HOST, RATE_SAMPLE};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};

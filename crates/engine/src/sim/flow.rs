@@ -1,4 +1,5 @@
-//! A flow: its sender and receiver state machines, timers and the facts recorded about it.
+//! A flow: its sender and receiver state machines, timers and the facts recorded about it;
+//! and an incast's, over its flows.
 
 use crate::ids::{FlowId, HostId};
 use crate::reliability::BlockReceiver;
@@ -108,4 +109,20 @@ impl Flow {
         self.nic.release();
         self.erasure = None;
     }
+}
+
+/// An incast's bookkeeping (a burst of an incast workload, or a Poisson incast event).
+#[derive(Clone, Debug)]
+pub struct IncastRecord {
+    pub workload: u32,
+    pub burst: u32,
+    pub receiver: HostId,
+    pub degree: u32,
+    pub bytes_per_sender: u64,
+    pub first_start: Time,
+    pub last_finish: Time,
+    /// When the last byte of the last flow reached the receiver.
+    pub last_delivery: Time,
+    pub finished_flows: u32,
+    pub ideal: Time,
 }

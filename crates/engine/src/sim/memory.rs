@@ -9,7 +9,7 @@
 //! is a lower bound; the tables returned to Python roughly double the recorded part.
 
 use super::flow::Flow;
-use super::world::IncastRecord;
+use super::flow::IncastRecord;
 use crate::metrics::hosts::Bin;
 use crate::net::PortState;
 use crate::routing::TableShape;

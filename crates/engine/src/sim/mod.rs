@@ -5,6 +5,7 @@ mod build;
 mod endpoints;
 mod erasure;
 mod flow;
+mod conservation;
 mod flow_rows;
 mod flow_table;
 mod icon;
@@ -23,7 +24,8 @@ mod world;
 pub use flow::{Flow, NEVER};
 pub use flow_table::FlowTable;
 pub use build::choose_senders;
-pub use world::{Conservation, World};
+pub use conservation::Conservation;
+pub use world::World;
 
 use crate::metrics::table::{Results, Table};
 use crate::scenario::ValidSpec;

@@ -369,11 +369,8 @@ impl Partitioned {
             total.injected += w.injected_bytes;
             total.delivered += w.delivered_bytes;
             total.dropped += w.dropped_bytes;
-            for (i, p) in w.ports.iter().enumerate() {
-                if self.plan.part_of_node[w.topo.port(PortId::from(i)).from.idx()] as usize == me {
-                    total.in_flight += p.queue.backlog.bytes + p.queue.control_backlog().bytes + p.wire_bytes(&w.pool);
-                }
-            }
+            let own = |i: &usize| self.plan.part_of_node[w.topo.port(PortId::from(*i)).from.idx()] as usize == me;
+            total.in_flight += (0..w.ports.len()).filter(own).map(|i| w.port_in_flight(i)).sum::<u64>();
         }
         total
     }

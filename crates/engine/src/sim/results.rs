@@ -120,7 +120,7 @@ fn erasure_table(w: &World) -> (Table, [(String, f64); 2]) {
 
 fn incasts_table(w: &World) -> Table {
     let i = &w.incasts;
-    let done = |x: &super::world::IncastRecord| x.finished_flows == x.degree;
+    let done = |x: &super::flow::IncastRecord| x.finished_flows == x.degree;
     let mut t = Table::new("incasts");
     t.push("incast_id", Column::I64((0..i.len() as i64).collect()))
         .push("workload", Column::U32(i.iter().map(|x| x.workload).collect()))

@@ -1,6 +1,7 @@
 //! The world and its run loop. Every handler is a method here so the compiler can inline
 //! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
 
+use super::flow::IncastRecord;
 use super::prefetch::prefetch;
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, NodeId, PortId};
@@ -50,31 +51,6 @@ pub(super) const MEASURE_CHECK: u32 = u32::MAX;
 fn names_flow(kind: EventKind) -> bool {
     use EventKind::*;
     matches!(kind, FlowStart | Rto | DelayedAck | Request | Respond | Pace | PacketRto | Wake | EcWait)
-}
-
-/// Byte accounting over every packet (data and ACKs) at one instant.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Conservation {
-    pub injected: u64,
-    pub delivered: u64,
-    pub dropped: u64,
-    pub in_flight: u64,
-}
-
-/// An incast's bookkeeping (a burst of an incast workload, or a Poisson incast event).
-#[derive(Clone, Debug)]
-pub struct IncastRecord {
-    pub workload: u32,
-    pub burst: u32,
-    pub receiver: HostId,
-    pub degree: u32,
-    pub bytes_per_sender: u64,
-    pub first_start: Time,
-    pub last_finish: Time,
-    /// When the last byte of the last flow reached the receiver.
-    pub last_delivery: Time,
-    pub finished_flows: u32,
-    pub ideal: Time,
 }
 
 pub struct World {
@@ -611,19 +587,6 @@ impl World {
         let now = self.sched.now();
         for p in 0..self.ports.len() {
             self.catch_up(PortId::from(p), now);
-        }
-    }
-
-    pub fn conservation(&self) -> Conservation {
-        let mut in_flight = 0;
-        for p in &self.ports {
-            in_flight += p.queue.backlog.bytes + p.queue.control_backlog().bytes + p.wire_bytes(&self.pool);
-        }
-        Conservation {
-            injected: self.injected_bytes,
-            delivered: self.delivered_bytes,
-            dropped: self.dropped_bytes,
-            in_flight,
         }
     }
 }
