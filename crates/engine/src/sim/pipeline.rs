@@ -85,7 +85,7 @@ impl Partitioned {
     fn next_start(&self) -> Option<Time> {
         let events = self.parts.iter().filter_map(|w| w.sched.next_time());
         let leaving = self.parts.iter().filter_map(|w| w.partition.as_ref().and_then(|s| s.next_leaving));
-        let mail = self.mail.iter().filter_map(|m| m.lock().expect("no thread panicked").iter().flat_map(|b| b.1.iter().map(|c| c.at)).min());
+        let mail = self.mail.iter().filter_map(|m| m.lock().expect("no thread panicked").sent.iter().flat_map(|b| b.1.iter().map(|c| c.at)).min());
         events.chain(leaving).chain(mail).min()
     }
 
@@ -159,13 +159,25 @@ impl Epoch<'_> {
 
     /// Partition `p`, about to run window `k`, takes in the packets sent to it in windows up
     /// to `k - 1 - SLACK`: by source partition, then window, then the order they started.
+    /// Each batch is taken in outside the lock (its sender may be posting the next) and
+    /// handed back empty.
     fn take_in(&self, p: usize, k: u64, w: &mut World) {
         let n = self.run.next.len();
         for src in (0..n).filter(|&q| q != p) {
-            let mut bags = self.run.mail[src * n + p].lock().expect("no thread panicked");
-            while bags.front().is_some_and(|b| b.0 + 1 + SLACK <= k) {
-                let (_, bag) = bags.pop_front().expect("just looked");
+            let mailbox = &self.run.mail[src * n + p];
+            let mut done: Option<Vec<_>> = None;
+            loop {
+                let mut bag = {
+                    let mut mb = mailbox.lock().expect("no thread panicked");
+                    mb.emptied.extend(done.take());
+                    match mb.sent.front() {
+                        Some(b) if b.0 + 1 + SLACK <= k => mb.sent.pop_front().expect("just looked").1,
+                        _ => break,
+                    }
+                };
                 bag.iter().for_each(|c| w.enter(c));
+                bag.clear();
+                done = Some(bag);
             }
         }
     }
@@ -174,10 +186,13 @@ impl Epoch<'_> {
     fn send(&self, p: usize, k: u64, w: &mut World) {
         let n = self.run.next.len();
         for dst in (0..n).filter(|&q| q != p) {
-            let bag = w.take_outbox(dst);
-            if !bag.is_empty() {
-                self.run.mail[p * n + dst].lock().expect("no thread panicked").push_back((k, bag));
+            if !w.has_outbox(dst) {
+                continue;
             }
+            let mut mb = self.run.mail[p * n + dst].lock().expect("no thread panicked");
+            let empty = mb.emptied.pop().unwrap_or_default();
+            let bag = w.take_outbox(dst, empty);
+            mb.sent.push_back((k, bag));
         }
     }
 }
