@@ -24,6 +24,7 @@
 //! (a CDF file) is handed in by the caller through a loader function.
 
 pub mod error;
+pub mod huge_pages;
 pub mod ids;
 pub mod metrics;
 pub mod routing;

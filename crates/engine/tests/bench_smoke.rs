@@ -6,7 +6,7 @@ mod common;
 
 // As in the Python module, so profiles here see the same memory.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: fanin_engine::huge_pages::HugePages = fanin_engine::huge_pages::HugePages;
 
 fn run_bench(file: &str) {
     let path = format!("{}/../../python/fanin/bench/{file}", env!("CARGO_MANIFEST_DIR"));

@@ -21,13 +21,11 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-// mimalloc, which keeps small blocks of a kind together in segments it asks Linux to back
-// with transparent huge pages: a run touches its per-flow buffers and the calendar's
-// buckets all over the heap, and glibc's 4 KiB pages cost a TLB miss on most of those
-// touches (k = 16 and k = 32 fat-trees 22% faster, the 100,000-host incast 37%;
-// docs/performance.md, "The allocator").
+// Every block in huge pages, small ones from mimalloc: fewer TLB misses (k = 16 and k = 32
+// fat-trees about 20% faster than with glibc's small blocks; docs/performance.md, "The
+// allocator").
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: fanin_engine::huge_pages::HugePages = fanin_engine::huge_pages::HugePages;
 
 create_exception!(
     fanin._native,
