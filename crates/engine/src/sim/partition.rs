@@ -41,7 +41,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
 use super::flow::Flow;
-use super::world::{World, REMOTE};
+use super::world::{World, LEAVES, REMOTE};
 use crate::des::{Event, EventKind};
 use crate::ids::PortId;
 use crate::packet::{Packet, PacketKind, PacketRef, NIL};
@@ -175,6 +175,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
             leads_to[id.idx()] = to;
             leaving.push(id);
             w.node_host[port.to.idx()] = REMOTE;
+            w.port_host[id.idx()] = LEAVES;
         }
     }
     let senders: Vec<usize> = w.flows.iter().map(|f| plan.sender_part(w, f)).collect();
@@ -190,7 +191,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
         k => unreachable!("a partitioned run schedules no {k:?} before it runs"),
     });
     w.pending_starts = starts;
-    // Every transmission looks whether its link leaves the partition (`leave_partition`).
+    // A transmission on a link marked `LEAVES` goes to `leave_partition`.
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
@@ -210,14 +211,12 @@ impl World {
         }
     }
 
-    /// A packet starts on `port` (from `transmit`): if the link leaves the partition, the
-    /// far side gets a copy with its arrival time.
+    /// A packet starts on `port`, a link leaving the partition (from `transmit`): the far
+    /// side gets a copy with its arrival time.
     pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
-        let Some(side) = self.partition.as_mut() else { return };
+        let side = self.partition.as_mut().expect("only a partition has links that leave it");
         let to = side.leads_to[port.idx()];
-        if to == STAYS {
-            return;
-        }
+        debug_assert!(to != STAYS);
         let p = &self.ports[port.idx()];
         let pkt = *self.pool.get(r);
         let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
@@ -265,7 +264,13 @@ impl World {
             self.pool.get_mut(tail).arrive_at = c.at;
         }
         p.wire.push(&mut self.pool, r);
-        self.route_ahead(to, r);
+        // The sender chose the far switch's egress port already, from the same `Fib`
+        // (without one, it left the choice to this side: the node is not its own).
+        if self.fib.is_none() {
+            self.route_ahead(to, r);
+        } else {
+            debug_assert_eq!(self.pool.get(r).hop, self.fib.as_ref().map_or(0, |f| f.select(to, c.pkt.dst, c.pkt.entropy).0));
+        }
         if tail == NIL {
             self.sched.at(c.at, Event::arrival(c.port, r));
         }

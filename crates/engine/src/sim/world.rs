@@ -41,6 +41,9 @@ pub(super) const NOT_A_HOST: u32 = u32::MAX;
 /// `node_host` of a node another partition runs, at the far end of a link leaving this
 /// one: an arrival there is that partition's (see `partition.rs`).
 pub(super) const REMOTE: u32 = u32::MAX - 1;
+/// `port_host` of a port whose link leads to another partition (such a link joins two
+/// switches, so the port is no NIC).
+pub(super) const LEAVES: u32 = u32::MAX - 1;
 /// The `Sample` event's index for per-connection rates (0: queue depths).
 pub(super) const RATE_SAMPLE: u32 = 1;
 /// The `Arrival` event's index for a look at whether a `[measure]` run is over (other
@@ -68,7 +71,7 @@ pub struct World {
     pub ports: Vec<PortState>,
     /// Per node: its host number, or `NOT_A_HOST` for a switch.
     pub node_host: Vec<u32>,
-    /// Per port: the host whose NIC it is, or `NOT_A_HOST`.
+    /// Per port: the host whose NIC it is, `LEAVES` in a partition, or `NOT_A_HOST`.
     pub port_host: Vec<u32>,
     /// Per host: its NIC (first egress port).
     pub host_nic: Vec<PortId>,
@@ -87,7 +90,8 @@ pub struct World {
     pub poisson: Vec<super::arrivals::PoissonRun>,
     pub queue_series: Option<QueueSeries>,
     pub host_counters: Option<HostCounters>,
-    /// A transmission on a NIC does something: host counters, or first-switch stamps.
+    /// A transmission on a NIC does something (host counters, first-switch stamps), or on
+    /// a link leaving the partition.
     pub nic_work: bool,
     pub queue_events: Option<QueueEvents>,
     pub windows: Option<WindowSeries>,
@@ -405,10 +409,14 @@ impl World {
         p.wire.push(&mut self.pool, r);
         let node = p.to;
         self.route_ahead(node, r);
-        // Only host counters and first-switch stamps care whether this is a NIC: test them
-        // first, and the per-port host table stays out of the cache.
+        // Only host counters, first-switch stamps and partitions care whether this is a
+        // NIC (or leaves the partition): test them first, and the per-port host table stays
+        // out of the cache; then a switch's port, most of them, costs no call.
         if self.nic_work {
-            self.nic_transmit(port, r, start, bytes);
+            let host = self.port_host[port.idx()];
+            if host != NOT_A_HOST {
+                self.nic_transmit(port, r, start, bytes, host);
+            }
         }
         at
     }
@@ -456,12 +464,9 @@ impl World {
     }
 
     #[inline(never)]
-    fn nic_transmit(&mut self, port: PortId, r: PacketRef, start: Time, bytes: u64) {
-        let host = self.port_host[port.idx()];
-        if host == NOT_A_HOST {
-            if self.partition.is_some() {
-                self.leave_partition(port, r);
-            }
+    fn nic_transmit(&mut self, port: PortId, r: PacketRef, start: Time, bytes: u64, host: u32) {
+        if host == LEAVES {
+            self.leave_partition(port, r);
             return;
         }
         if let Some(hc) = &mut self.host_counters {
