@@ -17,6 +17,7 @@ import pytest
 
 from conftest import fanin_cli
 from fanin import Scenario
+from fanin._proc import Terminated, popen_dying_with_this_process, sigterm_interrupts
 
 WAIT_S = 20.0  # generous: a deadline for something that should happen, never a measurement
 
@@ -183,3 +184,38 @@ def test_interrupted_write_removes_its_folder(tmp_path: Path, signum: int) -> No
     assert proc.returncode != 0, stderr
     assert not tmp.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def _blocked_signals(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(next(line for line in status if line.startswith("SigBlk:")).split()[1], 16)
+
+
+def test_a_child_dying_with_this_process_can_be_stopped() -> None:
+    # Interrupts wait while the child starts; the child must not keep them blocked, or a
+    # SIGTERM meant to stop it (the testbed's scripts report on it) would wait forever.
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    child = popen_dying_with_this_process(["sleep", "30"])
+    try:
+        assert _blocked_signals(child.pid) & ((1 << (signal.SIGTERM - 1)) | (1 << (signal.SIGINT - 1))) == 0
+        assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(WAIT_S) == -signal.SIGTERM
+    finally:
+        child.kill()
+        child.wait()
+
+
+_kill_after_fork: list[int] = []
+os.register_at_fork(after_in_parent=lambda: [os.kill(os.getpid(), s) for s in _kill_after_fork])
+
+
+def test_sigterm_while_a_child_starts_is_not_lost() -> None:
+    # A SIGTERM that lands in the parent's at-fork hooks (Python code, run when Popen has a
+    # preexec_fn) raised there and was dropped: the testbed ran on to its end.
+    _kill_after_fork.append(signal.SIGTERM)
+    try:
+        with pytest.raises(Terminated), sigterm_interrupts():
+            popen_dying_with_this_process(["true"]).wait(WAIT_S)
+    finally:
+        _kill_after_fork.clear()

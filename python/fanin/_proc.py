@@ -14,10 +14,11 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing import context, popen_spawn_posix
@@ -48,10 +49,29 @@ def die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
         os.kill(os.getpid(), sig)
 
 
-def dies_with_this_process() -> Callable[[], None]:
-    """A ``preexec_fn`` for subprocess.Popen: the child dies when this process does."""
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+def popen_dying_with_this_process(args: Sequence[str], **popen: Any) -> subprocess.Popen[str]:
+    """``subprocess.Popen(args, **popen)`` of a child that dies when this process does.
+
+    Ctrl-C and SIGTERM wait while the child starts, and reach this process once it has: a
+    ``preexec_fn`` makes Python run the at-fork hooks of the parent (logging's among them),
+    and an interrupt raised inside one is printed and dropped, so a signalled run went on to
+    its end (seen: a SIGTERM while the proxy testbed started its senders). The child gets
+    the signal mask back before it runs its program.
+    """
     parent = os.getpid()
-    return lambda: die_with_parent(parent)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+    def child() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        die_with_parent(parent)
+
+    try:
+        return subprocess.Popen(args, preexec_fn=child, **popen)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _worker_started(parent: int) -> None:

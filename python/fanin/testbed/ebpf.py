@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fanin._proc import dies_with_this_process
+from fanin._proc import popen_dying_with_this_process
 from fanin.testbed.procs import await_line
 
 BPF_DIR = Path(__file__).resolve().parent / "bpf"
@@ -77,13 +77,12 @@ class Loader:
     def start(cls, exec_args: Sequence[str], name: str, *options: str, timeout_s: float = 20.0) -> Loader:
         """Loads ``bpf/<name>.bpf.c``'s object with ``options`` (see loader.c), inside the
         namespace ``exec_args`` enters (empty: this one); returns once it is attached."""
-        proc = subprocess.Popen(
+        proc = popen_dying_with_this_process(
             [*exec_args, str(LOADER), str(program(name)), *options],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=dies_with_this_process(),
         )
         loader = cls(proc)
         line = loader._line(timeout_s, f"eBPF loader for {name}")

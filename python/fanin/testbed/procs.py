@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fanin._proc import dies_with_this_process
+from fanin._proc import popen_dying_with_this_process
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,13 +38,13 @@ def await_line(proc: subprocess.Popen[str], expected: str, timeout_s: float, wha
 def spawn(exec_args: Sequence[str], script: str, *args: str, stdin: bool = False) -> subprocess.Popen[str]:
     """Runs one of the testbed's standalone scripts (next to this file) inside the namespace
     ``exec_args`` enters, with a list of arguments (no shell), dying with this process."""
-    return subprocess.Popen(
+    # Dying with this process: a killed run leaves no capture running as root.
+    return popen_dying_with_this_process(
         [*exec_args, sys.executable, str(HERE / script), *args],
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=dies_with_this_process(),  # a killed run leaves no capture running as root
     )
 
 
