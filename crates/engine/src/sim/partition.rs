@@ -266,10 +266,10 @@ impl World {
         p.wire.push(&mut self.pool, r);
         // The sender chose the far switch's egress port already, from the same `Fib`
         // (without one, it left the choice to this side: the node is not its own).
-        if self.fib.is_none() {
-            self.route_ahead(to, r);
+        if let Some(fib) = &self.fib {
+            debug_assert_eq!(self.pool.get(r).hop, fib.select(to, c.pkt.dst, c.pkt.entropy).0);
         } else {
-            debug_assert_eq!(self.pool.get(r).hop, self.fib.as_ref().map_or(0, |f| f.select(to, c.pkt.dst, c.pkt.entropy).0));
+            self.route_ahead(to, r);
         }
         if tail == NIL {
             self.sched.at(c.at, Event::arrival(c.port, r));
