@@ -164,6 +164,12 @@ impl PacketPool {
         self.slots.get(r as usize).map_or(0, |p| p.hop)
     }
 
+    /// The slot the allocation after next will take, if one is free (for prefetching).
+    #[inline(always)]
+    pub fn free_after_next(&self) -> Option<PacketRef> {
+        self.free.len().checked_sub(2).map(|i| self.free[i])
+    }
+
     /// The address of a slot (for prefetching); out-of-range indices give a dangling but
     /// never dereferenced pointer.
     #[inline(always)]

@@ -3,6 +3,10 @@
 
 mod common;
 
+// As in the Python module, so the probe's timings see the same memory.
+#[global_allocator]
+static ALLOC: fanin_engine::huge_pages::HugePages = fanin_engine::huge_pages::HugePages;
+
 use fanin_engine::{parse_scenario, Column, Results, Simulation, ValidSpec};
 
 fn spec(toml: &str) -> ValidSpec {

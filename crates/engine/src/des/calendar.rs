@@ -20,7 +20,7 @@
 //! run (an incast whose events are one bottleneck serialization apart) would otherwise move
 //! to a new bucket for almost every event (-10% instructions on `fanin bench` (a)). Every
 //! `RETUNE_ADVANCES` bucket changes, or sooner if pushes keep landing in the bucket being
-//! served, the width moves toward 2 to 12 pushes per bucket (never below its starting
+//! served, the width moves toward 6 to 16 pushes per bucket (never below its starting
 //! width) and every entry is placed again. Pop order is (time, sequence) whatever the
 //! width, so retuning never changes a run.
 
@@ -46,9 +46,12 @@ const RETUNE_ADVANCES: u32 = 4096;
 /// Entries served per bucket outside which the width changes. Below 4 a bucket change (the
 /// wheel scanned, a bucket moved in) costs more than sorting a few more entries saves: 4
 /// instead of 2 took bench (a) from 137.1 to 130.3 M instructions and a partition of Uno's
-/// Fig 10 (half the events of one world, so sparser buckets) 1.4% of its instructions.
-const SPARSE: u64 = 4;
-const DENSE: u64 = 12;
+/// Fig 10 (half the events of one world, so sparser buckets) 1.4% of its instructions; 6
+/// (with `DENSE` 16, so a doubled width is not narrowed again) took Fig 10 as one world
+/// 7,820 -> 7,791 M, its two partitions 8,365 -> 8,263 M, bench (b) 1,460 -> 1,429 M
+/// (callgrind; 8 was worse on Fig 10).
+const SPARSE: u64 = 6;
+const DENSE: u64 = 16;
 /// Buckets at most 2^30 ps (1 ms) wide, at most 2^20 slots. They never become narrower
 /// than the width the calendar starts with: narrower buckets mean more slots, whose scattered
 /// storage costs a dense run (a k = 16 fat-tree) more in cache misses than sorting saves.
@@ -377,11 +380,11 @@ impl<T: Copy + Ord> Calendar<T> {
         self.restart_counts();
         let slots_log2 = (self.mask + 1).trailing_zeros();
         let (shift, slots_log2) = if per_bucket < SPARSE && self.shift < MAX_SHIFT {
-            // Density grows about linearly with the width: aim at 4 to 8 per bucket. With
-            // fewer slots, so the wheel spans as long as before: a span grown with the width
-            // (Uno's 2^18 slots of 2 us: 0.5 s) is never gone round within a run, so every
-            // bucket would be a slot never used before, with a new allocation, where a wheel
-            // that turns reuses its buckets' storage.
+            // Density grows about linearly with the width: at least double it, aiming at 8
+            // or more per bucket. With fewer slots, so the wheel spans as long as before: a
+            // span grown with the width (Uno's 2^18 slots of 2 us: 0.5 s) is never gone round
+            // within a run, so every bucket would be a slot never used before, with a new
+            // allocation, where a wheel that turns reuses its buckets' storage.
             let step = (8 * advances / served.max(1)).max(2).ilog2().min(MAX_SHIFT - self.shift);
             (self.shift + step, slots_log2.saturating_sub(step).max(MIN_SLOTS_LOG2.min(slots_log2)))
         } else if per_bucket > DENSE && self.shift > self.min_shift {

@@ -41,6 +41,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
 use super::flow::Flow;
+use super::prefetch::prefetch;
 use super::world::{World, LEAVES, REMOTE};
 use crate::des::{Event, EventKind};
 use crate::ids::PortId;
@@ -52,6 +53,9 @@ use crate::units::Time;
 /// Links between datacenters shorter than this make windows too short to pay for their
 /// synchronisation: such a run stays one partition.
 const MIN_LOOKAHEAD_PS: Time = 1_000_000;
+
+/// How many crossings ahead `enter_all` prefetches.
+const ENTER_AHEAD: usize = 4;
 
 /// A packet that left a partition: it arrives at the far end of `port` at `at`.
 pub(super) struct Crossing {
@@ -247,8 +251,27 @@ impl World {
         }
     }
 
+    /// Packets from another partition, in the order they started, join this partition's
+    /// copies of their links' wires. The batch was written on another core and the slots
+    /// they take are cold: both are asked for a few packets ahead (Fig 10 on two threads:
+    /// 14-45 ms of taking in per thread before, 11-13 ms after).
+    pub(super) fn enter_all(&mut self, bag: &[Crossing]) {
+        for (i, c) in bag.iter().enumerate() {
+            if let Some(ahead) = bag.get(i + ENTER_AHEAD) {
+                let at = ahead as *const Crossing as *const u8;
+                for line in (0..std::mem::size_of::<Crossing>()).step_by(64) {
+                    prefetch(at.wrapping_add(line));
+                }
+            }
+            if let Some(slot) = self.pool.free_after_next() {
+                prefetch(self.pool.slot_ptr(slot));
+            }
+            self.enter(c);
+        }
+    }
+
     /// A packet from another partition joins this partition's copy of its link's wire.
-    pub(super) fn enter(&mut self, c: &Crossing) {
+    fn enter(&mut self, c: &Crossing) {
         let pkt = Packet { next: NIL, arrive_at: 0, ..c.pkt };
         let r = self.pool.alloc(pkt);
         if let Some(extra) = c.sacks {

@@ -175,7 +175,7 @@ impl Epoch<'_> {
                         _ => break,
                     }
                 };
-                bag.iter().for_each(|c| w.enter(c));
+                w.enter_all(&bag);
                 bag.clear();
                 done = Some(bag);
             }

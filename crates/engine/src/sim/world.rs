@@ -518,8 +518,9 @@ impl World {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
             // Relays and partitions keep every flow, so their count is never read: a copy
-            // of an arrival another partition runs leaves the flow's state untouched.
-            if self.intercept && self.intercepted(host, r, &pkt) {
+            // of an arrival another partition runs leaves the flow's state untouched. The
+            // call only for a copy or with relays: a partition's own deliveries are most.
+            if self.intercept && (host == REMOTE || self.has_relays) && self.intercepted(host, r, &pkt) {
                 return;
             }
             // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
