@@ -43,13 +43,13 @@ struct Far<T> {
 
 /// Bucket changes between two looks at the event density.
 const RETUNE_ADVANCES: u32 = 4096;
-/// Entries served per bucket outside which the width changes. Below 4 a bucket change (the
-/// wheel scanned, a bucket moved in) costs more than sorting a few more entries saves: 4
-/// instead of 2 took bench (a) from 137.1 to 130.3 M instructions and a partition of Uno's
-/// Fig 10 (half the events of one world, so sparser buckets) 1.4% of its instructions; 6
-/// (with `DENSE` 16, so a doubled width is not narrowed again) took Fig 10 as one world
-/// 7,820 -> 7,791 M, its two partitions 8,365 -> 8,263 M, bench (b) 1,460 -> 1,429 M
-/// (callgrind; 8 was worse on Fig 10).
+/// Entries served per bucket outside which the width changes. With few entries a bucket
+/// change (the wheel scanned, a bucket moved in) costs more than sorting a few more
+/// entries saves. Callgrind: 4 instead of 2 took bench (a) from 137.1 to 130.3 M
+/// instructions; 6 instead of 4 (with `DENSE` 16 instead of 12, so a doubled width is not
+/// narrowed again) took Uno's Fig 10 as one world 7,820 -> 7,791 M, as its two partitions
+/// (half the events each, so sparser buckets) 8,365 -> 8,263 M, bench (b) 1,460 -> 1,429 M;
+/// 8 was worse on Fig 10.
 const SPARSE: u64 = 6;
 const DENSE: u64 = 16;
 /// Buckets at most 2^30 ps (1 ms) wide, at most 2^20 slots. They never become narrower

@@ -155,6 +155,27 @@ fn retunes_to_the_density_and_keeps_the_order() {
     }
 }
 
+/// A density just under `SPARSE` per bucket doubles the width once, and the doubled width
+/// (just under twice as dense, below `DENSE`) stays: no narrowing back and forth.
+#[test]
+fn a_doubled_width_stays() {
+    let mut cal = Calendar::new(10, 6, u64::MAX);
+    cal.retune_every = 64;
+    // One event every `gap` ps, 300 pending: 2^10 / gap = 5.5 per starting bucket.
+    let gap = (1u64 << 10) * 2 / 11;
+    let mut shifts = std::collections::BTreeSet::new();
+    for seq in 0..60_000u64 {
+        cal.push(seq * gap, seq);
+        if seq >= 300 {
+            assert_eq!(cal.pop(), Some(((seq - 300) * gap, seq - 300)));
+        }
+        if seq >= 10_000 {
+            shifts.insert(cal.shift());
+        }
+    }
+    assert_eq!(shifts.into_iter().collect::<Vec<_>>(), vec![11], "one doubling, then steady");
+}
+
 /// Pops `pops` entries from `cal`, keeping four pending, each pushed up to `within` ps
 /// after the clock.
 fn keep_four_pending(cal: &mut Calendar<u64>, seed: u64, pops: u64, within: u64) {
