@@ -209,6 +209,7 @@ impl World {
                 }
             }
             Workload::Flows(list) => {
+                self.flows.reserve(list.len());
                 for fs in list {
                     let f = self.add_flow(fs.src, fs.dst, fs.bytes, fs.start, NO_INCAST);
                     self.schedule_start(f);

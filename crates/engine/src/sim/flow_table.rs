@@ -38,6 +38,13 @@ impl FlowTable {
         self.slots.len()
     }
 
+    /// Room for `n` more flows pushed at once (a list known at build): one block, not a
+    /// doubling from empty, each step of which is fresh memory and a copy.
+    pub fn reserve(&mut self, n: usize) {
+        self.slots.reserve(n);
+        self.slot_of.reserve(n);
+    }
+
     /// Stores a new flow (its `id` must be the next id, `len()`); returns its slot.
     pub fn push(&mut self, flow: Flow) -> FlowId {
         assert_eq!(flow.id.idx(), self.slot_of.len(), "flows are pushed in id order");

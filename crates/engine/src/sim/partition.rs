@@ -317,9 +317,9 @@ impl World {
         (side.leaving, side.next_leaving) = (leaving, next);
     }
 
-    /// Whether this partition sent packets to partition `to` since the last look.
-    pub(super) fn has_outbox(&self, to: usize) -> bool {
-        self.partition.as_ref().is_some_and(|s| !s.outbox[to].is_empty())
+    /// How many packets this partition sent to partition `to` since the last look.
+    pub(super) fn outbox_len(&self, to: usize) -> usize {
+        self.partition.as_ref().map_or(0, |s| s.outbox[to].len())
     }
 
     /// The packets this partition sent to partition `to` since the last look; `empty` (a

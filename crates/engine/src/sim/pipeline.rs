@@ -186,11 +186,15 @@ impl Epoch<'_> {
     fn send(&self, p: usize, k: u64, w: &mut World) {
         let n = self.run.next.len();
         for dst in (0..n).filter(|&q| q != p) {
-            if !w.has_outbox(dst) {
+            let sent = w.outbox_len(dst);
+            if sent == 0 {
                 continue;
             }
             let mut mb = self.run.mail[p * n + dst].lock().expect("no thread panicked");
-            let empty = mb.emptied.pop().unwrap_or_default();
+            let mut empty = mb.emptied.pop().unwrap_or_default();
+            // The next window's batch is about as long as this one's: made room for at
+            // once, a batch grows by one step, not a doubling from empty (fresh memory each).
+            empty.reserve(sent);
             let bag = w.take_outbox(dst, empty);
             mb.sent.push_back((k, bag));
         }
