@@ -57,13 +57,45 @@ const MIN_LOOKAHEAD_PS: Time = 1_000_000;
 /// How many crossings ahead `enter_all` prefetches.
 const ENTER_AHEAD: usize = 4;
 
-/// A packet that left a partition: it arrives at the far end of `port` at `at`.
-pub(super) struct Crossing {
-    pub(super) at: Time,
-    pub(super) port: u32,
-    pkt: Packet,
-    /// An ACK's SACK blocks beyond the first (kept beside the packet, by slot).
-    sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>,
+/// The packets one partition sent another in a window, in the order they started. Each is
+/// one cache line: its wire fields, which the far side sets afresh, carry the crossing's
+/// arrival time (`arrive_at`) and link (`next`). The few ACKs with SACK blocks beyond the
+/// first keep them aside, by position (three lines a packet if kept inline).
+#[derive(Default)]
+pub(super) struct Crossings {
+    packets: Vec<Packet>,
+    /// (position in `packets`, blocks), in order of position.
+    sacks: Vec<(u32, [SackBlock; MAX_SACK_BLOCKS - 1])>,
+}
+
+impl Crossings {
+    fn push(&mut self, at: Time, port: PortId, pkt: Packet, sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>) {
+        if let Some(blocks) = sacks {
+            let at = u32::try_from(self.packets.len()).expect("fewer than 2^32 crossings a window");
+            self.sacks.push((at, blocks));
+        }
+        self.packets.push(Packet { arrive_at: at, next: port.0, ..pkt });
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Room for `n` packets: a batch filled again grows at most once, not by doubling from
+    /// empty (each step fresh memory).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.packets.reserve(n);
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.packets.clear();
+        self.sacks.clear();
+    }
+
+    /// When the earliest of them arrives.
+    pub(super) fn first_arrival(&self) -> Option<Time> {
+        self.packets.iter().map(|p| p.arrive_at).min()
+    }
 }
 
 /// The batches one partition sent another, and those the other has taken in, to be
@@ -72,8 +104,8 @@ pub(super) struct Crossing {
 #[derive(Default)]
 pub(super) struct Mailbox {
     /// Batches of one window each, oldest first.
-    pub(super) sent: VecDeque<(u64, Vec<Crossing>)>,
-    pub(super) emptied: Vec<Vec<Crossing>>,
+    pub(super) sent: VecDeque<(u64, Crossings)>,
+    pub(super) emptied: Vec<Crossings>,
 }
 
 /// What a partition's world knows of the cut.
@@ -85,7 +117,7 @@ pub(super) struct Side {
     leaving: Vec<PortId>,
     /// Per destination partition: packets put on links to it since the end of the last
     /// window, in the order they started.
-    outbox: Vec<Vec<Crossing>>,
+    outbox: Vec<Crossings>,
     /// Arrivals seen here at another partition's node (that partition's copy counts).
     remote_arrivals: u64,
     /// This partition, and each host's.
@@ -199,7 +231,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leads_to, leaving, outbox: (0..plan.parts).map(|_| Vec::new()).collect(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
+    w.partition = Some(Box::new(Side { leads_to, leaving, outbox: (0..plan.parts).map(|_| Crossings::default()).collect(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
 }
 
 impl World {
@@ -224,7 +256,7 @@ impl World {
         let p = &self.ports[port.idx()];
         let pkt = *self.pool.get(r);
         let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
-        side.outbox[to as usize].push(Crossing { at: p.busy_until + p.delay_ps, port: port.0, pkt, sacks });
+        side.outbox[to as usize].push(p.busy_until + p.delay_ps, port, pkt, sacks);
     }
 
     /// This partition's copy of an arrival at another partition's node: it has looked at the
@@ -255,47 +287,46 @@ impl World {
     /// copies of their links' wires. The batch was written on another core and the slots
     /// they take are cold: both are asked for a few packets ahead (Fig 10 on two threads:
     /// 14-45 ms of taking in per thread before, 11-13 ms after).
-    pub(super) fn enter_all(&mut self, bag: &[Crossing]) {
-        for (i, c) in bag.iter().enumerate() {
-            if let Some(ahead) = bag.get(i + ENTER_AHEAD) {
-                let at = ahead as *const Crossing as *const u8;
-                for line in (0..std::mem::size_of::<Crossing>()).step_by(64) {
-                    prefetch(at.wrapping_add(line));
-                }
+    pub(super) fn enter_all(&mut self, bag: &Crossings) {
+        let mut sacks = bag.sacks.iter().peekable();
+        for (i, c) in bag.packets.iter().enumerate() {
+            if let Some(ahead) = bag.packets.get(i + ENTER_AHEAD) {
+                prefetch(ahead as *const Packet as *const u8);
             }
             if let Some(slot) = self.pool.free_after_next() {
                 prefetch(self.pool.slot_ptr(slot));
             }
-            self.enter(c);
+            let extra = sacks.next_if(|s| s.0 as usize == i).map(|s| s.1);
+            self.enter(c, extra);
         }
     }
 
     /// A packet from another partition joins this partition's copy of its link's wire.
-    fn enter(&mut self, c: &Crossing) {
-        let pkt = Packet { next: NIL, arrive_at: 0, ..c.pkt };
-        let r = self.pool.alloc(pkt);
-        if let Some(extra) = c.sacks {
+    fn enter(&mut self, c: &Packet, sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>) {
+        let (at, port) = (c.arrive_at, c.next);
+        let r = self.pool.alloc(Packet { next: NIL, arrive_at: 0, ..*c });
+        if let Some(extra) = sacks {
             if r as usize >= self.sack_extra.len() {
                 self.sack_extra.resize(r as usize + 1, Default::default());
             }
             self.sack_extra[r as usize] = extra;
         }
-        let p = &mut self.ports[c.port as usize];
+        let p = &mut self.ports[port as usize];
         let (tail, to) = (p.wire.tail, p.to);
         if tail != NIL {
             // The wire's arrival chain: each packet holds the next one's arrival.
-            self.pool.get_mut(tail).arrive_at = c.at;
+            self.pool.get_mut(tail).arrive_at = at;
         }
         p.wire.push(&mut self.pool, r);
         // The sender chose the far switch's egress port already, from the same `Fib`
         // (without one, it left the choice to this side: the node is not its own).
         if let Some(fib) = &self.fib {
-            debug_assert_eq!(self.pool.get(r).hop, fib.select(to, c.pkt.dst, c.pkt.entropy).0);
+            debug_assert_eq!(self.pool.get(r).hop, fib.select(to, c.dst, c.entropy).0);
         } else {
             self.route_ahead(to, r);
         }
         if tail == NIL {
-            self.sched.at(c.at, Event::arrival(c.port, r));
+            self.sched.at(at, Event::arrival(port, r));
         }
     }
 
@@ -324,8 +355,8 @@ impl World {
 
     /// The packets this partition sent to partition `to` since the last look; `empty` (a
     /// batch the other side has taken in) gathers the next ones.
-    pub(super) fn take_outbox(&mut self, to: usize, empty: Vec<Crossing>) -> Vec<Crossing> {
-        debug_assert!(empty.is_empty());
+    pub(super) fn take_outbox(&mut self, to: usize, empty: Crossings) -> Crossings {
+        debug_assert!(empty.len() == 0);
         std::mem::replace(&mut self.partition.as_mut().expect("a partition").outbox[to], empty)
     }
 }

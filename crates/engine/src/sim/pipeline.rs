@@ -85,7 +85,7 @@ impl Partitioned {
     fn next_start(&self) -> Option<Time> {
         let events = self.parts.iter().filter_map(|w| w.sched.next_time());
         let leaving = self.parts.iter().filter_map(|w| w.partition.as_ref().and_then(|s| s.next_leaving));
-        let mail = self.mail.iter().filter_map(|m| m.lock().expect("no thread panicked").sent.iter().flat_map(|b| b.1.iter().map(|c| c.at)).min());
+        let mail = self.mail.iter().filter_map(|m| m.lock().expect("no thread panicked").sent.iter().filter_map(|b| b.1.first_arrival()).min());
         events.chain(leaving).chain(mail).min()
     }
 
@@ -165,7 +165,7 @@ impl Epoch<'_> {
         let n = self.run.next.len();
         for src in (0..n).filter(|&q| q != p) {
             let mailbox = &self.run.mail[src * n + p];
-            let mut done: Option<Vec<_>> = None;
+            let mut done = None;
             loop {
                 let mut bag = {
                     let mut mb = mailbox.lock().expect("no thread panicked");
@@ -192,8 +192,7 @@ impl Epoch<'_> {
             }
             let mut mb = self.run.mail[p * n + dst].lock().expect("no thread panicked");
             let mut empty = mb.emptied.pop().unwrap_or_default();
-            // The next window's batch is about as long as this one's: made room for at
-            // once, a batch grows by one step, not a doubling from empty (fresh memory each).
+            // The next window's batch is about as long as this one's.
             empty.reserve(sent);
             let bag = w.take_outbox(dst, empty);
             mb.sent.push_back((k, bag));
