@@ -13,7 +13,8 @@
 //! - **Large blocks** are mappings of their own, placed on a 2 MiB boundary and advised
 //!   `MADV_HUGEPAGE` when made (where the kernel grants huge pages only on request,
 //!   `/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`, as on these machines). A
-//!   growing one keeps its pages and gains new ones after them (see `large`). From
+//!   growing one keeps its pages and gains new ones after them, which a helper thread
+//!   faults in ahead of the writes (see `large`). From
 //!   mimalloc, a fresh 100,000-host incast set up in 0.42 s instead of 0.16 s and peaked at
 //!   521 MB instead of 384. Elsewhere (another OS) large blocks are the system allocator's.
 //!
@@ -166,6 +167,7 @@ mod large {
         let in_place = libc::mremap(p.cast(), old, new, 0);
         if in_place != libc::MAP_FAILED {
             libc::madvise(p.add(old).cast(), new - old, libc::MADV_HUGEPAGE);
+            populate::ask(p as usize + old, new - old);
             return p;
         }
         let q = map(new);
@@ -178,7 +180,59 @@ mod large {
             std::ptr::copy_nonoverlapping(p, q, old);
             libc::munmap(p.cast(), old);
         }
+        populate::ask(q as usize + old, new - old);
         q
+    }
+
+    /// The pages a block grew by, faulted in on another core.
+    ///
+    /// A growing block (the packet pool, a flow table) is about to be written page by page
+    /// by the run loop, each first write a fault that clears a huge page (on these machines
+    /// 0.3 ms, 3-5 ms for memory the kernel had handed back). A helper thread asks the
+    /// kernel to fault the new pages in (`MADV_POPULATE_WRITE`, which writes nothing), so a
+    /// one-thread run does that work on the otherwise idle core: bench (d), k = 32, +9%,
+    /// (f) +45%, for 40-50 MB more peak memory (the doubled block's unused end). The advice
+    /// never changes contents; a range unmapped meanwhile fails harmlessly. Asking never
+    /// blocks the allocating thread: a request that finds the list busy or full is dropped.
+    mod populate {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Condvar, Mutex};
+
+        const SLOTS: usize = 16;
+        /// Ranges (start, length) waiting, and how many.
+        static PENDING: Mutex<([(usize, usize); SLOTS], usize)> = Mutex::new(([(0, 0); SLOTS], 0));
+        static WAKE: Condvar = Condvar::new();
+        static STARTED: AtomicBool = AtomicBool::new(false);
+
+        pub(super) fn ask(start: usize, len: usize) {
+            if !STARTED.swap(true, Ordering::Relaxed) {
+                // Without the helper (no thread to be had) requests only pile up and are dropped.
+                let _ = std::thread::Builder::new().name("fanin-populate".into()).spawn(serve);
+            }
+            let Ok(mut q) = PENDING.try_lock() else { return };
+            let n = q.1;
+            if n < SLOTS {
+                q.0[n] = (start, len);
+                q.1 = n + 1;
+                WAKE.notify_one();
+            }
+        }
+
+        fn serve() {
+            loop {
+                let (start, len) = {
+                    let mut q = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+                    while q.1 == 0 {
+                        q = WAKE.wait(q).unwrap_or_else(|e| e.into_inner());
+                    }
+                    q.1 -= 1;
+                    q.0[q.1]
+                };
+                // SAFETY: advice about address space only: it faults pages in without
+                // writing them, and fails on a range no longer mapped.
+                unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) };
+            }
+        }
     }
 }
 
@@ -264,6 +318,36 @@ mod tests {
             assert!((0..MIN_BYTES).step_by(4096).all(|i| *q.add(i) == 4 ^ (i >> 12) as u8));
             a.dealloc(q, Layout::from_size_align(MIN_BYTES + 1, 8).unwrap());
             others.into_iter().for_each(|(o, l)| a.dealloc(o, l));
+        }
+    }
+
+    /// The pages a large block grew by are faulted in by the helper, without a write.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_pages_a_block_grew_by_come_in_on_their_own() {
+        let a = HugePages;
+        let (small, big) = (MIN_BYTES, 32 * MIN_BYTES);
+        // SAFETY: the block is freed once with its own layout; `mincore` only reads the
+        // residency of pages this block owns.
+        unsafe {
+            let p = a.alloc(Layout::from_size_align(small, 8).unwrap());
+            p.write(1);
+            let q = a.realloc(p, Layout::from_size_align(small, 8).unwrap(), big);
+            let pages = (big - small) / 4096;
+            let mut resident = vec![0u8; pages];
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                libc::mincore(q.add(small).cast(), big - small, resident.as_mut_ptr());
+                if resident.iter().all(|r| r & 1 == 1) || std::time::Instant::now() > deadline {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let faulted = resident.iter().filter(|r| *r & 1 == 1).count();
+            assert_eq!(faulted, pages, "pages faulted in without a write");
+            assert!((small..big).step_by(4096).all(|i| *q.add(i) == 0), "populated pages read as zeros");
+            assert_eq!(*q, 1);
+            a.dealloc(q, Layout::from_size_align(big, 8).unwrap());
         }
     }
 }
