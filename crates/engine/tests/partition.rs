@@ -108,6 +108,23 @@ fn drops_and_timeouts_across_dcs() {
     assert!(d.iter().sum::<u64>() > 0);
 }
 
+#[test]
+fn random_losses_on_the_wan_recovered_by_sack_across_dcs() {
+    // Long flows both ways over WAN links that lose 2% of packets: ACKs crossing between
+    // partitions carry up to three SACK blocks (Linux recovery), the second and third
+    // beside the packet, and the senders' recovery reads them.
+    let mut wl = String::new();
+    for (src, dst) in [(0, 16), (1, 17), (18, 2), (3, 19)] {
+        wl += &format!("[[workload]]\nkind = \"flow\"\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nbytes = \"2MB\"\nstart = \"0us\"\n");
+    }
+    let toml = two_dcs(&format!(
+        "[transport]\nrecovery = \"linux\"\n{wl}[[event]]\nat = \"0s\"\nlink = \"inter\"\naction = \"drop\"\nprobability = 0.02\n"
+    ));
+    let r = same_for_every_thread_count(&spec(&toml), 2);
+    let Column::U64(fr) = column(&r, "flows", "fast_recoveries") else { panic!() };
+    assert!(fr.iter().all(|&n| n > 0), "every flow must lose and recover by SACK: {fr:?}");
+}
+
 /// A measurement, not a check of its own (hence ignored): `FANIN_PARTITION_PROBE=file.toml`
 /// times a scenario whole (mode 0) and partitioned on 1 and 2 threads (modes 1, 2;
 /// `FANIN_PARTITION_MODES`), prints the partitions' balance, and asserts the results

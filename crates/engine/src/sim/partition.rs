@@ -69,6 +69,7 @@ pub(super) struct Crossings {
 }
 
 impl Crossings {
+    #[inline]
     fn push(&mut self, at: Time, port: PortId, pkt: Packet, sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>) {
         if let Some(blocks) = sacks {
             let position = u32::try_from(self.packets.len()).expect("fewer than 2^32 crossings a window");
@@ -261,7 +262,9 @@ impl World {
         debug_assert!(to != STAYS);
         let p = &self.ports[port.idx()];
         let pkt = *self.pool.get(r);
-        let sacks = if pkt.kind == PacketKind::Ack { self.sack_extra.get(r as usize).copied() } else { None };
+        // An ACK's row of extra blocks is written, and read, only when its first block is
+        // not empty (`send_ack`, `sacks_of`).
+        let sacks = if pkt.kind == PacketKind::Ack && pkt.sack_len != 0 { self.sack_extra.get(r as usize).copied() } else { None };
         side.outbox[to as usize].push(p.busy_until + p.delay_ps, port, pkt, sacks);
     }
 
