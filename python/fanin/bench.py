@@ -8,9 +8,9 @@ on 2 threads, one partition per datacenter (identical results); (f) a 99,999-to-
 a 100,000-host star; (g) and (g2) Uno's Fig 10 scenario itself (the catalog's
 ``uno.toml``, 5,000 flows) on 1 and 2 threads. Lines under the table give each two-thread
 row's run-loop speed-up over its one-thread row. The scenarios are the TOML files in
-``fanin/bench/`` and, for (g), the catalog's. Wall time is the run loop's (the engine's ``wall_s`` when it reports
-one), set-up the engine's build of the run; peak memory is the child process's maximum
-resident set. ``--json FILE`` appends each run's figures (build, date) to a JSON-lines
+``fanin/bench/`` and, for (g), the catalog's. Wall time is the run loop's (the engine's
+``wall_s`` when it reports one), set-up the engine's build of the run; peak memory is the
+child process's maximum resident set. ``--json FILE`` appends each run's figures (build, date) to a JSON-lines
 history and prints the change against the previous entry.
 """
 
