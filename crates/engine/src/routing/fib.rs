@@ -9,6 +9,14 @@
 //! one of the group's ports: a chain of dependent loads is what a packet-hop waits on.
 //! A k = 16 fat-tree's rows take 160 KB instead of 5.5 MB as `Routes` entries. Choices
 //! equal `Routes::select`.
+//!
+//! Where the topology groups its hosts in blocks (a fat-tree's pods), rows are folded by
+//! block: a switch sends every class of a block it is not in alike (an edge or an
+//! aggregation switch: up; a core: down the pod's port), so its row holds one cell per
+//! block and spells out only its own block class by class. At k = 32 that is 48 cells a
+//! switch instead of 512 (245 KB of rows instead of 2.6 MB, which missed the CPU's L2 at
+//! most hops). The fold is checked cell by cell; where any switch needs two blocks
+//! spelled out (shortcut links, a hint that does not hold) the rows stay whole.
 
 use super::table::{mix, Routes, MULTI, NO_NODE, NO_ROUTE as ROUTES_NO_ROUTE};
 use crate::ids::{HostId, NodeId, PortId};
@@ -27,22 +35,35 @@ const NO_ROUTE: u32 = u32::MAX;
 /// asks anyway, to keep the question of whether a node is a host off its path).
 const AT_HOST: u32 = 1 << LEN_SHIFT;
 
-/// A destination host's column, and its place among its class's hosts.
+/// A destination host's columns: its block's (read by the switches outside the block) and
+/// its class's within the block (`fine`, read by the switch whose row spells the block out),
+/// and its place among its class's hosts. Unfolded rows: a block per class.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct Dest {
-    class: u32,
+    block: u32,
+    fine: u32,
     local: u32,
 }
 
+/// Per node: where its row starts in `rows`, and which block the row spells out class by
+/// class (`NO_BLOCK`: none, as at a core switch, a host, or in unfolded rows).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct NodeRow {
+    start: u32,
+    own: u32,
+}
+
+const NO_BLOCK: u32 = u32::MAX;
+
 pub struct Fib {
-    /// Columns per row (read by the tests; rows are found by `row_start`).
+    /// Cells per row (read by the tests; rows are found by `node_row`).
     #[cfg_attr(not(test), allow(dead_code))]
-    n_classes: usize,
+    width: usize,
     /// Per destination host.
     dest: Vec<Dest>,
-    /// Per node: where its row starts in `rows` (`row * n_classes`); hosts share the last row.
-    row_start: Vec<u32>,
-    /// `rows[row * n_classes + class]`: a cell (see `LEN_SHIFT`).
+    /// Per node (hosts share the last row).
+    node_row: Vec<NodeRow>,
+    /// `rows[start + column]`: a cell (see `LEN_SHIFT`).
     rows: Vec<u32>,
     /// The port lists cells point into, one after another (each switch's stored once).
     ports: Vec<PortId>,
@@ -57,16 +78,16 @@ impl Fib {
         // Classes: the routes' host classes, then one per static route.
         let (n_hosts, n_host_classes) = (topo.hosts.len(), routes.n_classes());
         let n = n_host_classes + routes.n_dests() - n_hosts;
-        let mut fib = Fib { n_classes: n, dest: Vec::with_capacity(routes.n_dests()), row_start: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
+        let mut fib = Fib { width: n, dest: Vec::with_capacity(routes.n_dests()), node_row: Vec::new(), rows: Vec::new(), ports: vec![PortId(0)] };
         // Per class: its hosts in host order (the first is the one its cells come from);
         // where the class hangs off a switch, the ports that switch delivers them on.
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_host_classes];
         for h in 0..n_hosts {
             let (c, _) = routes.class(h);
-            fib.dest.push(Dest { class: c as u32, local: members[c].len() as u32 });
+            fib.dest.push(Dest { block: c as u32, fine: 0, local: members[c].len() as u32 });
             members[c].push(h as u32);
         }
-        fib.dest.extend((n_host_classes..n).map(|class| Dest { class: class as u32, local: 0 }));
+        fib.dest.extend((n_host_classes..n).map(|class| Dest { block: class as u32, fine: 0, local: 0 }));
         let mut row_of = vec![u32::MAX; topo.nodes.len()];
         fib.rows = vec![AT_HOST; (switches.len() + 1) * n];
         let mut lists = CellsOnce::new(topo.port_count(), routes.n_groups());
@@ -108,8 +129,28 @@ impl Fib {
                 fib.rows[row_of[attach.idx()] as usize * n + c] = fib.cell(&ports, 0)?;
             }
         }
-        let host_row = u32::try_from(switches.len() * n).ok()?;
-        fib.row_start = row_of.iter().map(|&row| if row == u32::MAX { Some(host_row) } else { u32::try_from(row as usize * n).ok() }).collect::<Option<_>>()?;
+        let mut own = vec![NO_BLOCK; switches.len() + 1];
+        if topo.host_blocks > 0 {
+            let mut block_of: Vec<u32> = members.iter().map(|m| (m[0] as usize / topo.host_blocks) as u32).collect();
+            // A static route's column is a block of its own, after the hosts'.
+            let after = block_of.iter().max().map_or(0, |&b| b + 1);
+            block_of.extend((0..(n - n_host_classes) as u32).map(|k| after + k));
+            if let Some(folded) = Folded::new(&fib.rows, n, &block_of) {
+                for d in &mut fib.dest {
+                    (d.block, d.fine) = (block_of[d.block as usize], folded.fine[d.block as usize]);
+                }
+                (fib.rows, fib.width, own) = (folded.rows, folded.width, folded.own);
+            }
+        }
+        let w = fib.width;
+        let host_row = NodeRow { start: u32::try_from(switches.len() * w).ok()?, own: NO_BLOCK };
+        fib.node_row = row_of
+            .iter()
+            .map(|&row| match row {
+                u32::MAX => Some(host_row),
+                row => Some(NodeRow { start: u32::try_from(row as usize * w).ok()?, own: own[row as usize] }),
+            })
+            .collect::<Option<_>>()?;
         Some(fib)
     }
 
@@ -128,9 +169,10 @@ impl Fib {
     /// host: port 0, which nothing uses).
     #[inline(always)]
     pub fn select(&self, node: NodeId, dst: HostId, entropy: u32) -> PortId {
-        let start = *at(&self.row_start, node.idx()) as usize;
+        let row = *at(&self.node_row, node.idx());
         let d = *at(&self.dest, dst.idx());
-        let cell = *at(&self.rows, start + d.class as usize);
+        let column = std::hint::select_unpredictable(d.block == row.own, d.fine, d.block);
+        let cell = *at(&self.rows, (row.start + column) as usize);
         if cell == NO_ROUTE {
             no_route(node, dst);
         }
@@ -157,6 +199,60 @@ fn at<T>(v: &[T], i: usize) -> &T {
     debug_assert!(i < v.len());
     // SAFETY: see above.
     unsafe { v.get_unchecked(i) }
+}
+
+/// Build-time: whole rows (`n` cells each, the last the hosts') folded by block, if every
+/// row is uniform on all its blocks but at most one.
+struct Folded {
+    /// Per row: `n_blocks` cells, one per block (the own block's is unused), then the own
+    /// block's classes, one cell each.
+    rows: Vec<u32>,
+    width: usize,
+    /// Per row: the block it spells out (`NO_BLOCK`: none).
+    own: Vec<u32>,
+    /// Per class: its column in the rows that spell its block out.
+    fine: Vec<u32>,
+}
+
+impl Folded {
+    fn new(whole: &[u32], n: usize, block_of: &[u32]) -> Option<Folded> {
+        let n_blocks = block_of.iter().max().map_or(0, |&b| b as usize + 1);
+        let mut fine = vec![0u32; n];
+        let mut sizes = vec![0u32; n_blocks];
+        for (c, &b) in block_of.iter().enumerate() {
+            fine[c] = (n_blocks as u32).checked_add(sizes[b as usize])?;
+            sizes[b as usize] += 1;
+        }
+        let width = n_blocks + sizes.iter().copied().max().unwrap_or(0) as usize;
+        if width >= n {
+            return None;
+        }
+        let n_rows = whole.len() / n;
+        let (mut rows, mut own) = (vec![NO_ROUTE; n_rows * width], vec![NO_BLOCK; n_rows]);
+        let mut seen = vec![false; n_blocks];
+        for (r, row) in whole.chunks_exact(n).enumerate() {
+            let folded = &mut rows[r * width..(r + 1) * width];
+            // Each block's cell, and the one block (if any) whose classes differ.
+            seen.fill(false);
+            for (c, &cell) in row.iter().enumerate() {
+                let b = block_of[c] as usize;
+                if !seen[b] {
+                    (seen[b], folded[b]) = (true, cell);
+                } else if folded[b] != cell && own[r] != b as u32 {
+                    if own[r] != NO_BLOCK {
+                        return None;
+                    }
+                    own[r] = b as u32;
+                }
+            }
+            if own[r] != NO_BLOCK {
+                for (c, &cell) in row.iter().enumerate().filter(|&(c, _)| block_of[c] == own[r]) {
+                    folded[fine[c] as usize] = cell;
+                }
+            }
+        }
+        Some(Folded { rows, width, own, fine })
+    }
 }
 
 /// Build-time: one switch's `Fib` cell per distinct `Routes` cell, stored the first time
@@ -204,8 +300,10 @@ mod tests {
         let topo = fat_tree(&FatTreeParams { k: 4, host_link: l, fabric_link: l });
         let routes = Routes::shortest_paths(&topo);
         let fib = Fib::new(&topo, &routes).unwrap();
-        // One column per edge switch (k^2/2 of them), not per host.
-        assert_eq!(fib.n_classes, 8);
+        // One class per edge switch (k^2/2 of them), not per host, folded by pod: a cell
+        // per pod and one per edge switch of the row's own pod.
+        assert_eq!(fib.dest.iter().map(|d| (d.block, d.fine)).max(), Some((3, 5)));
+        assert_eq!(fib.width, 4 + 2);
         // Each switch stores its distinct port lists once: an edge its group up (2 ports),
         // a port per host (found before the hosts were classed, then unused) and its
         // class's list of the two; an aggregation its group up and one edge each down; a
@@ -214,6 +312,59 @@ mod tests {
         // Hosts have a row too (the run loop asks without checking); nothing uses its port.
         assert_eq!(fib.select(topo.hosts[0], HostId(5), 7), PortId(0));
         assert_agrees(&topo, &routes, &fib);
+    }
+
+    fn k_ary(k: u32) -> Topology {
+        let l = LinkParams { rate_bps: 10_000_000_000, delay_ps: 1_000_000 };
+        fat_tree(&FatTreeParams { k, host_link: l, fabric_link: l })
+    }
+
+    fn node(topo: &Topology, name: &str) -> NodeId {
+        NodeId::from(topo.nodes.iter().position(|n| n.name == name).unwrap())
+    }
+
+    /// k = 8: 32 classes (edge switches) folded into 8 pods plus the own pod's 4 edges.
+    #[test]
+    fn rows_fold_by_pod() {
+        let topo = k_ary(8);
+        let routes = Routes::shortest_paths(&topo);
+        let fib = Fib::new(&topo, &routes).unwrap();
+        assert_eq!(fib.width, 8 + 4);
+        // Edges and aggregations spell their own pod out; cores none.
+        let own = |name: &str| fib.node_row[node(&topo, name).idx()].own;
+        assert_eq!((own("edge3_1"), own("agg5_0"), own("core7")), (3, 5, NO_BLOCK));
+        assert_agrees(&topo, &routes, &fib);
+    }
+
+    /// A link between two pods' edges makes their rows differ inside another pod as well as
+    /// their own: no fold holds, so every row stays whole, with the same answers.
+    #[test]
+    fn a_fold_that_does_not_hold_keeps_rows_whole() {
+        let mut topo = k_ary(4);
+        topo.add_link(node(&topo, "edge0_0"), node(&topo, "edge1_0"), 10_000_000_000, 1_000_000);
+        let routes = Routes::shortest_paths(&topo);
+        let fib = Fib::new(&topo, &routes).unwrap();
+        assert_eq!(fib.width, 8);
+        assert!(fib.node_row.iter().all(|r| r.own == NO_BLOCK));
+        assert_agrees(&topo, &routes, &fib);
+    }
+
+    /// Blocks that cut across pods (three hosts each, edges of two) fold where they can and
+    /// answer as the routes do; a pinned path's column is a block of its own.
+    #[test]
+    fn any_fold_that_holds_answers_as_the_routes() {
+        let mut topo = k_ary(4);
+        topo.host_blocks = 3;
+        let mut routes = Routes::shortest_paths(&topo);
+        let path = ["h0", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h4"].map(|n| node(&topo, n)).to_vec();
+        let pinned = routes.pin(&topo, &[path]);
+        let fib = Fib::new(&topo, &routes).unwrap();
+        assert!(fib.width < 9, "{}", fib.width);
+        assert_agrees(&topo, &routes, &fib);
+        for n in ["edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0"] {
+            let n = node(&topo, n);
+            assert_eq!(fib.select(n, pinned[0], 5), routes.select(n, pinned[0], 5));
+        }
     }
 
     fn assert_agrees(topo: &Topology, routes: &Routes, fib: &Fib) {
@@ -246,7 +397,7 @@ mod tests {
         topo.add_link(h[0], s[1], 10_000_000_000, 1_000_000);
         let routes = Routes::shortest_paths(&topo);
         let fib = Fib::new(&topo, &routes).unwrap();
-        let classes: Vec<u32> = fib.dest.iter().map(|d| d.class).collect();
+        let classes: Vec<u32> = fib.dest.iter().map(|d| d.block).collect();
         assert_eq!(classes, [0, 1, 1, 2]);
         assert_agrees(&topo, &routes, &fib);
     }

@@ -50,5 +50,6 @@ pub fn fat_tree(p: &FatTreeParams) -> Topology {
         let g = host_ids(&t, chunk);
         t.groups.push((format!("pod{pod}"), g));
     }
+    t.host_blocks = half * half;
     t
 }

@@ -53,6 +53,10 @@ pub struct Topology {
     pub named_ports: Vec<(String, PortId)>,
     /// Per port: whether it gets the `inter` (long-haul) queue configuration. Empty: none.
     pub inter_ports: Vec<bool>,
+    /// Hosts come in consecutive blocks of this many that each switch outside a block
+    /// reaches alike (a fat-tree's pods); 0: no such structure. A hint the forwarding
+    /// tables check before they fold their rows by it (`routing::Fib`), never trust.
+    pub host_blocks: usize,
 }
 
 /// The datacenter of a node that belongs to none (a backbone router).
