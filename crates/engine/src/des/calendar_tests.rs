@@ -123,6 +123,25 @@ fn peeks_stop_at_the_bucket_end() {
     assert_eq!(cal.peek_ahead(0), u64::MAX);
 }
 
+/// Peeks beyond the padding (the run loop's far lead) see the bucket where it reaches that
+/// far, and `none` past its end however far they look.
+#[test]
+fn peeks_past_the_padding_stop_at_the_bucket_end() {
+    let mut cal = Calendar::new(10, 4, u64::MAX);
+    for key in 0..12u64 {
+        cal.push(key, 100 + key);
+    }
+    cal.push(5000, 1);
+    assert_eq!(cal.pop(), Some((0, 100)));
+    let far = |cal: &Calendar<u64>| [3, 4, 8, 10, 11, 40].map(|k| cal.peek_ahead(k));
+    assert_eq!(far(&cal), [104, 105, 109, 111, u64::MAX, u64::MAX]);
+    for _ in 0..8 {
+        cal.pop();
+    }
+    assert_eq!(far(&cal), [u64::MAX; 6]);
+    assert_eq!(cal.peek_ahead(2), 111);
+}
+
 /// Widths follow the density both ways, and retuning never changes the pop order.
 #[test]
 fn retunes_to_the_density_and_keeps_the_order() {

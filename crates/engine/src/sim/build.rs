@@ -133,6 +133,7 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         proxy_nacks: 0,
         proxy_turns: Vec::new(),
         prefetch_above_bytes: super::world::PREFETCH_ABOVE_BYTES,
+        far_lead_above_bytes: super::prefetch::FAR_LEAD_ABOVE_BYTES,
         tsq: spec.tsq.clone(),
         sack_extra: Vec::new(),
         measure: spec.measure,

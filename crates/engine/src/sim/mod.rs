@@ -253,10 +253,12 @@ mod tests {
             "[record]\nflows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n"
         );
         let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
-        let run = |above: Option<usize>| {
+        // `far`: how many packet slots beyond the ports and flows switch to the far lead.
+        let run = |above: Option<usize>, far: Option<usize>| {
             let mut sim = Simulation::new(&spec).unwrap();
             let fixed = sim.whole_mut().ports.len() * std::mem::size_of::<crate::net::PortState>()
                 + sim.whole_mut().flows.slots() * std::mem::size_of::<flow::Flow>();
+            sim.whole_mut().far_lead_above_bytes = far.map_or(usize::MAX, |slots| fixed + slots * 64);
             // `None`: switch on once the pool has handed out 100 slots, with ports warm.
             sim.whole_mut().prefetch_above_bytes = above.unwrap_or(fixed + 100 * 64);
             // In chunks, so the choice is made again at every call.
@@ -276,10 +278,12 @@ mod tests {
             }
             (r, slots)
         };
-        let (never, slots) = run(Some(usize::MAX));
+        let (never, slots) = run(Some(usize::MAX), None);
         assert!(slots > 200, "the pool must grow past the switch-over point ({slots} slots)");
         assert!(never.table("flows").unwrap().rows() == 16);
-        assert!(run(Some(0)).0 == never, "prefetching packets and ports changed a result");
-        assert!(run(None).0 == never, "starting to prefetch mid-run changed a result");
+        assert!(run(Some(0), None).0 == never, "prefetching packets and ports changed a result");
+        assert!(run(None, None).0 == never, "starting to prefetch mid-run changed a result");
+        assert!(run(Some(0), Some(0)).0 == never, "prefetching further ahead changed a result");
+        assert!(run(None, Some(150)).0 == never, "moving to the far lead mid-run changed a result");
     }
 }

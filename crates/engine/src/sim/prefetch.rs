@@ -18,14 +18,55 @@ pub(super) fn prefetch(ptr: *const u8) {
     let _ = ptr;
 }
 
+/// How many events ahead the run loop asks for each line: an arrival's packet and its port
+/// (`packet`), the egress port that packet names (`egress`, which needs the packet's line),
+/// and the packets both ports start next (`queues`, which needs the ports' lines). Each
+/// step reads what the step before fetched, so the steps must be as far apart as a miss
+/// takes to come in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Lead {
+    pub packet: usize,
+    pub egress: usize,
+    pub queues: usize,
+}
+
+/// While what the run touches fits the shared L3 cache: one event is about as long as an
+/// L3 hit.
+pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0 };
+/// Beyond L3 a miss goes to memory, several events' time: at k = 32 (42 MB of packets,
+/// 9.4 MB of ports, 8.6 MB of flows) the near lead left the egress step waiting on the
+/// packet's line at 17% of the loop's samples (docs/performance.md, "Prefetching for a
+/// working set beyond L3").
+pub(super) const FAR_LEAD: Lead = Lead { packet: 8, egress: 4, queues: 2 };
+/// Above how many bytes of ports, flows and handed-out packet slots the far lead is used
+/// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
+/// shared by the core's neighbours).
+pub(super) const FAR_LEAD_ABOVE_BYTES: usize = 16 << 20;
+
+/// The prefetching a call of the run loop does (see `World::cold_working_set`).
+pub(super) struct Prefetching {
+    /// How many slots the pool may hand out before the loop starts prefetching.
+    pub packets_above: usize,
+    /// Whether ports and flows alone outgrow `prefetch_above_bytes`.
+    pub ports_cold: bool,
+    /// Whether to prefetch with `FAR_LEAD` rather than `NEAR_LEAD`.
+    pub far: bool,
+}
+
 impl World {
     /// How many packet slots the pool may hand out before they, the ports and the flows
-    /// outgrow `prefetch_above_bytes`, and whether the ports and flows do on their own.
-    pub(super) fn cold_working_set(&self) -> (usize, bool) {
+    /// outgrow `prefetch_above_bytes`, whether the ports and flows do on their own, and how
+    /// far ahead to prefetch for what has been handed out so far.
+    pub(super) fn cold_working_set(&self) -> Prefetching {
         let fixed = self.ports.len() * std::mem::size_of::<PortState>()
             + self.flows.slots() * std::mem::size_of::<Flow>();
-        let slots = self.prefetch_above_bytes.saturating_sub(fixed) / std::mem::size_of::<crate::packet::Packet>();
-        (slots, fixed > self.prefetch_above_bytes)
+        let packet = std::mem::size_of::<crate::packet::Packet>();
+        let far = fixed + self.pool.slots() * packet > self.far_lead_above_bytes;
+        Prefetching {
+            packets_above: self.prefetch_above_bytes.saturating_sub(fixed) / packet,
+            ports_cold: fixed > self.prefetch_above_bytes,
+            far,
+        }
     }
 
     /// Touches the arrival's packet, and its port if ports are cold, so their cache misses
@@ -45,8 +86,8 @@ impl World {
         }
     }
 
-    /// For the arrival after next (whose packet was prefetched events ago): the port the
-    /// switch it reaches will queue it on, chosen when it started (`route_ahead`).
+    /// For an arrival whose packet was prefetched events ago: the port the switch it
+    /// reaches will queue it on, chosen when it started (`route_ahead`).
     #[inline(always)]
     pub(super) fn prefetch_egress(&self, ev: Event) {
         // A host-bound packet holds a stale port: a harmless prefetch.
@@ -55,7 +96,7 @@ impl World {
         prefetch(port.wrapping_add(64));
     }
 
-    /// For the next arrival: the packets its own port (if that arrival empties its wire)
+    /// For an arrival a little ahead: the packets its own port (if that arrival empties its wire)
     /// and its egress port (if it finished a packet since it was last looked at) will
     /// start next. The first is often wasted, but a k = 16 fat-tree, whose packets live
     /// beyond L2, runs 6-14% faster with it.
