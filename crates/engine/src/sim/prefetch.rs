@@ -35,8 +35,8 @@ pub(super) struct Lead {
 pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0 };
 /// Beyond L3 a miss goes to memory, several events' time: at k = 32 (42 MB of packets,
 /// 9.4 MB of ports, 8.6 MB of flows) the near lead left the egress step waiting on the
-/// packet's line at 17% of the loop's samples (docs/performance.md, "Prefetching for a
-/// working set beyond L3").
+/// packet's line at 17% of the loop's samples (docs/performance.md, "k = 32: rows by
+/// pod, and prefetching beyond L3").
 pub(super) const FAR_LEAD: Lead = Lead { packet: 8, egress: 4, queues: 2 };
 /// Above how many bytes of ports, flows and handed-out packet slots the far lead is used
 /// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
