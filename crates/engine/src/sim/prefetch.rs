@@ -96,8 +96,8 @@ impl World {
         prefetch(port.wrapping_add(64));
     }
 
-    /// For an arrival a little ahead: the packets its own port (if that arrival empties its wire)
-    /// and its egress port (if it finished a packet since it was last looked at) will
+    /// For an arrival a little ahead: the packets its own port (if that arrival empties its
+    /// wire) and its egress port (if it finished a packet since it was last looked at) will
     /// start next. The first is often wasted, but a k = 16 fat-tree, whose packets live
     /// beyond L2, runs 6-14% faster with it.
     #[inline(always)]
