@@ -2,7 +2,7 @@
 //! the whole per-packet path into one `match` (un-inlined handlers cost 1.5-2x).
 
 use super::flow::IncastRecord;
-use super::prefetch::{prefetch, Prefetching, FAR_LEAD, NEAR_LEAD};
+use super::prefetch::{prefetch, Prefetching};
 use crate::des::{Event, EventKind, Schedule};
 use crate::ids::{FlowId, HostId, NodeId, PortId};
 use crate::metrics::{HostCounters, QueueEvents, QueueSeries, RateSeries, WindowSeries};
@@ -188,34 +188,9 @@ impl World {
         }
     }
 
-    /// The far lead's loop out of line: inlined, its copy of the handlers changed the near
-    /// loop's code (+0.55% instructions on bench (b), which never takes it).
-    #[inline(never)]
-    fn run_far(&mut self, stop: Time, ports_cold: bool) {
-        self.run_prefetching::<true>(stop, ports_cold);
-    }
-
-    /// The run loop with prefetching, `FAR` or near lead (`prefetch::Lead`): constants, so
-    /// the peeks are fixed offsets (a lead held in registers cost k = 32 7%).
-    #[inline(always)]
-    fn run_prefetching<const FAR: bool>(&mut self, stop: Time, ports_cold: bool) {
-        let lead = if FAR { FAR_LEAD } else { NEAR_LEAD };
-        // A streaming run hands out its retired flows' rows when `retired.budget` are kept.
-        while !self.retired.ready {
-            let Some(ev) = self.sched.pop_until(stop) else { break };
-            // Events not at hand yet are `Event::NONE`.
-            self.prefetch(self.sched.peek_ready(lead.packet), ports_cold);
-            if ports_cold {
-                self.prefetch_egress(self.sched.peek_ready(lead.egress));
-            }
-            self.prefetch_queues(self.sched.peek_ready(lead.queues));
-            self.dispatch(ev);
-        }
-    }
-
     /// Arrivals (nearly every event) are told apart with one test, before the full match.
     #[inline(always)]
-    fn dispatch(&mut self, ev: Event) {
+    pub(super) fn dispatch(&mut self, ev: Event) {
         if ev.is_arrival() {
             self.arrive(PortId(ev.port()));
         } else {
