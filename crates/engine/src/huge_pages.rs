@@ -197,8 +197,7 @@ mod large {
 
         pub(super) fn ask(start: usize, len: usize) {
             if !STARTED.swap(true, Ordering::Relaxed) {
-                // Without the helper (no thread to be had) requests only pile up and are dropped.
-                let _ = std::thread::Builder::new().name("fanin-populate".into()).spawn(serve);
+                start_helper();
             }
             let Ok(mut q) = PENDING.try_lock() else { return };
             let n = q.1;
@@ -206,6 +205,24 @@ mod large {
                 q.0[n] = (start, len);
                 q.1 = n + 1;
                 WAKE.notify_one();
+            }
+        }
+
+        /// Starts the helper with every signal blocked (a thread inherits its creator's
+        /// mask), so a signal sent to the process is never taken on it. Python runs its
+        /// handlers on the main thread when that thread sees the signal: one taken here
+        /// reached it late, and a SIGTERM that arrived while a child process started was
+        /// lost (`tests/test_cleanup.py`). Without the helper (no thread to be had)
+        /// requests only pile up and are dropped.
+        fn start_helper() {
+            // SAFETY: the sets are initialised by `sigfillset` and `pthread_sigmask`
+            // before they are read; the caller's mask is put back at once.
+            unsafe {
+                let (mut all, mut before) = (std::mem::zeroed(), std::mem::zeroed());
+                libc::sigfillset(&mut all);
+                libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut before);
+                let _ = std::thread::Builder::new().name("fanin-populate".into()).spawn(serve);
+                libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
             }
         }
 
@@ -325,5 +342,28 @@ mod tests {
             }
         };
         assert!((0..10).any(|_| grown_block_comes_in()), "no grown block's new pages were faulted in without a write, in ten tries");
+    }
+
+    /// The helper takes no signal meant for the process (they are the main thread's to
+    /// handle): it blocks SIGTERM and SIGINT from its start.
+    #[test]
+    fn the_populate_helper_blocks_signals() {
+        let a = HugePages;
+        // SAFETY: the block is freed once with its own layout.
+        unsafe {
+            let layout = Layout::from_size_align(MIN_BYTES, 8).unwrap();
+            let p = a.alloc(layout);
+            a.dealloc(a.realloc(p, layout, 2 * MIN_BYTES), Layout::from_size_align(2 * MIN_BYTES, 8).unwrap());
+        }
+        let helper = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| t.ok())
+            .find(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "fanin-populate"))
+            .expect("the helper thread runs once a large block has grown");
+        let status = std::fs::read_to_string(helper.path().join("status")).unwrap();
+        let blocked = status.lines().find_map(|l| l.strip_prefix("SigBlk:")).map(|m| u64::from_str_radix(m.trim(), 16).unwrap()).unwrap();
+        for signal in [libc::SIGTERM, libc::SIGINT] {
+            assert_ne!(blocked & 1 << (signal - 1), 0, "signal {signal} not blocked: {blocked:x}");
+        }
     }
 }
