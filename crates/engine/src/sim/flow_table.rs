@@ -25,6 +25,18 @@ pub struct FlowTable {
 
 impl FlowTable {
     /// Flows created so far (retired ones included): the next flow's id.
+    /// Where slot `slot` is, or would be (for prefetching: never read through).
+    #[inline(always)]
+    pub fn slot_ptr(&self, slot: usize) -> *const u8 {
+        self.slots.as_ptr().wrapping_add(slot) as *const u8
+    }
+
+    /// Slot `slot` if there is one (for prefetching: a packet names its flow's slot).
+    #[inline(always)]
+    pub fn slot(&self, slot: usize) -> Option<&Flow> {
+        self.slots.get(slot)
+    }
+
     pub fn len(&self) -> usize {
         self.slot_of.len()
     }

@@ -4,7 +4,9 @@
 
 use super::flow::Flow;
 use super::world::World;
+use super::world::{NOT_A_HOST, REMOTE};
 use crate::des::Event;
+use crate::packet::PacketKind;
 use crate::units::Time;
 use crate::net::PortState;
 
@@ -23,22 +25,28 @@ pub(super) fn prefetch(ptr: *const u8) {
 /// (`packet`), the egress port that packet names (`egress`, which needs the packet's line),
 /// and the packets both ports start next (`queues`, which needs the ports' lines). Each
 /// step reads what the step before fetched, so the steps must be as far apart as a miss
-/// takes to come in.
+/// takes to come in. Beyond L3 a packet reaching a host has two more: its flow and its
+/// host's NIC port (`host_flow`, from the packet's line), then the scoreboard slots, NIC
+/// ring entry and queue tails the host will touch (`host_state`, from the flow's lines).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Lead {
     pub packet: usize,
     pub egress: usize,
     pub queues: usize,
+    pub host_flow: usize,
+    pub host_state: usize,
 }
 
 /// While what the run touches fits the shared L3 cache: one event is about as long as an
 /// L3 hit.
-pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0 };
+/// (No host steps: there the flows' lines come from L3 in less than a host's work.)
+pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0, host_flow: 0, host_state: 0 };
 /// Beyond L3 a miss goes to memory, several events' time: at k = 32 (42 MB of packets,
 /// 9.4 MB of ports, 8.6 MB of flows) the near lead left the egress step waiting on the
 /// packet's line at 17% of the loop's samples (docs/performance.md, "k = 32: rows by
-/// pod, and prefetching beyond L3").
-pub(super) const FAR_LEAD: Lead = Lead { packet: 8, egress: 4, queues: 2 };
+/// pod, and prefetching beyond L3"); without the host steps, a sender took 3.5 times as
+/// long over an ACK as at k = 16 (docs/performance.md, "k = 32: the hosts' lines").
+pub(super) const FAR_LEAD: Lead = Lead { packet: 12, egress: 4, queues: 2, host_flow: 8, host_state: 4 };
 /// Above how many bytes of ports, flows and handed-out packet slots the far lead is used
 /// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
 /// shared by the core's neighbours).
@@ -72,6 +80,10 @@ impl World {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             // Events not at hand yet are `Event::NONE`.
             self.prefetch(self.sched.peek_ready(lead.packet), ports_cold);
+            if FAR {
+                self.prefetch_host_flow(self.sched.peek_ready(lead.host_flow));
+                self.prefetch_host_state(self.sched.peek_ready(lead.host_state));
+            }
             if ports_cold {
                 self.prefetch_egress(self.sched.peek_ready(lead.egress));
             }
@@ -130,6 +142,57 @@ impl World {
     pub(super) fn prefetch_queues(&self, ev: Event) {
         self.prefetch_queue_head(ev.port());
         self.prefetch_queue_head(self.pool.hop(ev.index()));
+    }
+
+    /// The host an arrival reaches, if it is one (`ev` may be a timer or `Event::NONE`).
+    #[inline(always)]
+    fn host_reached(&self, ev: Event) -> Option<u32> {
+        if !ev.is_arrival() {
+            return None;
+        }
+        let node = self.ports.get(ev.port() as usize)?.to;
+        let host = *self.node_host.get(node.idx())?;
+        (host != NOT_A_HOST && host != REMOTE).then_some(host)
+    }
+
+    /// For a packet reaching a host, its line at hand: every line of its flow (sender,
+    /// receiver, NIC ring and timers: an ACK reads lines all over the 1 KiB), its host's
+    /// NIC port, and the SACK blocks beyond the first that an ACK may carry.
+    #[inline(always)]
+    fn prefetch_host_flow(&self, ev: Event) {
+        let Some(host) = self.host_reached(ev) else { return };
+        let f = self.pool.get(ev.index()).flow;
+        let flow = self.flows.slot_ptr(f.idx());
+        for line in (0..std::mem::size_of::<Flow>()).step_by(64) {
+            prefetch(flow.wrapping_add(line));
+        }
+        if let Some(nic) = self.host_nic.get(host as usize) {
+            let port = self.ports.as_ptr().wrapping_add(nic.idx()) as *const u8;
+            prefetch(port);
+            prefetch(port.wrapping_add(64));
+        }
+        prefetch(self.sack_extra.as_ptr().wrapping_add(ev.index() as usize) as *const u8);
+    }
+
+    /// For a packet reaching a host, its flow's lines at hand: for an ACK, the scoreboard
+    /// slot it releases, the one its new segments take and the NIC ring's next entry; for
+    /// any, the tails of the host's NIC queue and wire, which the packets it sends join.
+    #[inline(always)]
+    fn prefetch_host_state(&self, ev: Event) {
+        let Some(host) = self.host_reached(ev) else { return };
+        let pkt = self.pool.get(ev.index());
+        if pkt.kind == PacketKind::Ack {
+            if let Some(flow) = self.flows.slot(pkt.flow.idx()) {
+                let (oldest, next) = flow.sender.board_ends();
+                prefetch(oldest);
+                prefetch(next);
+                prefetch(flow.nic.back_ptr());
+            }
+        }
+        if let Some(nic) = self.host_nic.get(host as usize).and_then(|n| self.ports.get(n.idx())) {
+            prefetch(self.pool.slot_ptr(nic.queue.tail_or_zero()));
+            prefetch(self.pool.slot_ptr(nic.wire.tail));
+        }
     }
 
     #[inline(always)]

@@ -157,6 +157,13 @@ impl Queue {
 
     /// The packet that leaves next, or the pool's scratch slot if none (a prefetch target
     /// chosen without a branch).
+    /// The newest queued packet, or the pool's scratch slot (for prefetching: a host's next
+    /// packet is linked behind it).
+    #[inline(always)]
+    pub fn tail_or_zero(&self) -> PacketRef {
+        if self.fifo.is_empty() { SCRATCH } else { self.fifo.tail }
+    }
+
     #[inline(always)]
     pub fn head_or_zero(&self) -> PacketRef {
         if self.fifo.is_empty() { SCRATCH } else { self.fifo.head }

@@ -159,6 +159,11 @@ struct Repair {
 }
 
 impl Sender {
+    /// The scoreboard's oldest slot and its next free one (`Scoreboard::ends`).
+    pub fn board_ends(&self) -> (*const u8, *const u8) {
+        self.board.ends()
+    }
+
     pub fn new(size: u64, cfg: &SenderConfig, cc: Cc) -> Self {
         let mut window = Window::new(cc.initial_cwnd().unwrap_or(cfg.init_cwnd), cfg.mss, cfg.min_cwnd);
         window.set_growth(cfg.recovery, &cc);
