@@ -24,7 +24,6 @@ pub struct FlowTable {
 }
 
 impl FlowTable {
-    /// Flows created so far (retired ones included): the next flow's id.
     /// Where slot `slot` is, or would be (for prefetching: never read through).
     #[inline(always)]
     pub fn slot_ptr(&self, slot: usize) -> *const u8 {
@@ -37,6 +36,7 @@ impl FlowTable {
         self.slots.get(slot)
     }
 
+    /// Flows created so far (retired ones included): the next flow's id.
     pub fn len(&self) -> usize {
         self.slot_of.len()
     }

@@ -23,6 +23,7 @@ pub use small_queues::{SmallQueues, TsqConfig};
 pub use sub_packet::SubPacketPacer;
 
 use crate::units::Time;
+use std::collections::VecDeque;
 use cc::{BbrConfig, DctcpConfig, FlowPath, GeminiConfig, MprdmaConfig, NackDecrease, UnoConfig};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,4 +204,12 @@ impl TransportConfig {
         }
         s
     }
+}
+
+/// Where a ring's oldest entry is and where its next one goes (for prefetching: hints, so
+/// an empty ring's dangling address is harmless).
+pub(crate) fn ring_ends<T>(ring: &VecDeque<T>) -> (*const u8, *const u8) {
+    let (a, b) = ring.as_slices();
+    let back = if b.is_empty() { a.as_ptr_range().end } else { b.as_ptr_range().end };
+    (a.as_ptr() as *const u8, back as *const u8)
 }

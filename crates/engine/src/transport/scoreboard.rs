@@ -96,9 +96,7 @@ impl Scoreboard {
     /// Where the oldest segment's slot is and where the next one sent will go (for
     /// prefetching: an ACK releases the first and its new segments fill the second).
     pub fn ends(&self) -> (*const u8, *const u8) {
-        let (a, b) = self.slots.as_slices();
-        let back = if b.is_empty() { a.as_ptr_range().end } else { b.as_ptr_range().end };
-        (a.as_ptr() as *const u8, back as *const u8)
+        super::ring_ends(&self.slots)
     }
 
     pub fn base(&self) -> u64 {

@@ -73,8 +73,7 @@ impl Default for SmallQueues {
 impl SmallQueues {
     /// Where the ring's next entry goes (for prefetching).
     pub fn back_ptr(&self) -> *const u8 {
-        let (a, b) = self.leaving.as_slices();
-        (if b.is_empty() { a.as_ptr_range().end } else { b.as_ptr_range().end }) as *const u8
+        super::ring_ends(&self.leaving).1
     }
 
     /// At least the flow's bytes in the NIC at `now`: cheap, with no look at the ring.

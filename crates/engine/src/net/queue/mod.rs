@@ -155,8 +155,6 @@ impl Queue {
         (!self.fifo.is_empty()).then_some(self.fifo.head)
     }
 
-    /// The packet that leaves next, or the pool's scratch slot if none (a prefetch target
-    /// chosen without a branch).
     /// The newest queued packet, or the pool's scratch slot (for prefetching: a host's next
     /// packet is linked behind it).
     #[inline(always)]
@@ -164,6 +162,8 @@ impl Queue {
         if self.fifo.is_empty() { SCRATCH } else { self.fifo.tail }
     }
 
+    /// The packet that leaves next, or the pool's scratch slot if none (a prefetch target
+    /// chosen without a branch).
     #[inline(always)]
     pub fn head_or_zero(&self) -> PacketRef {
         if self.fifo.is_empty() { SCRATCH } else { self.fifo.head }
