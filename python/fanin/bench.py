@@ -166,6 +166,18 @@ def _target(case: Case) -> str:
     return f">= {share[1]:g}x ({share[0]})'s Mhops/s (below)" if share else "no target"
 
 
+def _share_met(case: Case, rate: float | None, rows: list[tuple[Case, dict[str, Any] | None]]) -> bool:
+    """Whether a row judged as a share of another's speed (`SCALE_PAIRS`) meets it; true
+    when it is not judged so, or its base did not run here."""
+    got = {c.key: r for c, r in rows if r is not None}
+    for small_key, large_key, target in SCALE_PAIRS:
+        base = got.get(small_key)
+        if large_key == case.key and base is not None and target is not None:
+            base_rate = _rate(base)
+            return rate is not None and base_rate is not None and rate >= target * base_rate
+    return True
+
+
 def speed_table(rows: list[tuple[Case, dict[str, Any] | None]]) -> Table:
     """The bench table; a row of ``None`` is a case that could not run here (its data
     file is missing)."""
@@ -188,7 +200,7 @@ def speed_table(rows: list[tuple[Case, dict[str, Any] | None]]) -> Table:
         wall, events, hops = s.get("wall_s"), s.get("events"), s.get("packet_hops")
         rate = _rate(r)
         fast = case.min_mhops_per_s is None or (rate is not None and rate >= case.min_mhops_per_s)
-        ok = fast and r["peak_mb"] < PEAK_LIMIT_MB
+        ok = fast and _share_met(case, rate, rows) and r["peak_mb"] < PEAK_LIMIT_MB
         lo_hi = r.get("rate_range")
         t.add_row(
             f"({case.key}) {case.label}",
