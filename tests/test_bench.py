@@ -119,9 +119,9 @@ def test_k32_is_judged_as_a_share_of_k16() -> None:
     assert scale_lines([(c, row(20e6, 1.0)), (d, row(8e6, 0.5))]) == ["(d) against (c): 0.80x the packet-hops/s: [green]pass[/] (>= 0.8x)"]
     # Rates, not wall times: (d) runs fewer hops in a shorter run.
     # The row itself shows the verdict too (and, without (c) beside it, only its memory's).
-    assert bench._share_met(d, 16.0, [(c, row(20e6, 1.0)), (d, row(16e6, 1.0))])
-    assert not bench._share_met(d, 10.0, [(c, row(20e6, 1.0)), (d, row(10e6, 1.0))])
-    assert bench._share_met(d, 10.0, [(d, row(10e6, 1.0))]) and bench._share_met(c, 1.0, [(c, row(20e6, 1.0))])
+    assert bench._share_met(d, [(c, row(20e6, 1.0)), (d, row(16e6, 1.0))])
+    assert not bench._share_met(d, [(c, row(20e6, 1.0)), (d, row(10e6, 1.0))])
+    assert bench._share_met(d, [(d, row(10e6, 1.0))]) and bench._share_met(c, [(c, row(20e6, 1.0))])
     lines = scale_lines([(c, row(20e6, 1.0, 0.8, 3)), (d, row(10e6, 1.0, 0.5, 3))])
     assert lines == ["(d) against (c): 0.50x the packet-hops/s (median runs; fastest runs 0.80x): [red]FAIL[/] (>= 0.8x)"]
 

@@ -146,9 +146,10 @@ def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
-def _rate(r: dict[str, Any]) -> float | None:
+def _rate(r: dict[str, Any], wall: float | None = None) -> float | None:
+    """M packet-hops/s of run ``r`` (at run-loop time ``wall``; the run's own by default)."""
     s = r["summary"]
-    wall, hops = s.get("wall_s"), s.get("packet_hops")
+    wall, hops = wall or s.get("wall_s"), s.get("packet_hops")
     return hops / wall / 1e6 if hops is not None and wall else None
 
 
@@ -166,14 +167,14 @@ def _target(case: Case) -> str:
     return f">= {share[1]:g}x ({share[0]})'s Mhops/s (below)" if share else "no target"
 
 
-def _share_met(case: Case, rate: float | None, rows: list[tuple[Case, dict[str, Any] | None]]) -> bool:
+def _share_met(case: Case, rows: list[tuple[Case, dict[str, Any] | None]]) -> bool:
     """Whether a row judged as a share of another's speed (`SCALE_PAIRS`) meets it; true
-    when it is not judged so, or its base did not run here."""
+    when it is not judged so, or either did not run here."""
     got = {c.key: r for c, r in rows if r is not None}
     for small_key, large_key, target in SCALE_PAIRS:
-        base = got.get(small_key)
-        if large_key == case.key and base is not None and target is not None:
-            base_rate = _rate(base)
+        base, row = got.get(small_key), got.get(large_key)
+        if large_key == case.key and base is not None and row is not None and target is not None:
+            base_rate, rate = _rate(base), _rate(row)
             return rate is not None and base_rate is not None and rate >= target * base_rate
     return True
 
@@ -200,7 +201,7 @@ def speed_table(rows: list[tuple[Case, dict[str, Any] | None]]) -> Table:
         wall, events, hops = s.get("wall_s"), s.get("events"), s.get("packet_hops")
         rate = _rate(r)
         fast = case.min_mhops_per_s is None or (rate is not None and rate >= case.min_mhops_per_s)
-        ok = fast and _share_met(case, rate, rows) and r["peak_mb"] < PEAK_LIMIT_MB
+        ok = fast and _share_met(case, rows) and r["peak_mb"] < PEAK_LIMIT_MB
         lo_hi = r.get("rate_range")
         t.add_row(
             f"({case.key}) {case.label}",
@@ -223,10 +224,6 @@ def _verdict(value: float, target: float | None) -> str:
     if target is None:
         return ""
     return f": [green]pass[/] (>= {target:g}x)" if value >= target else f": [red]FAIL[/] (>= {target:g}x)"
-
-
-def _per_s(wall: float | None) -> float | None:
-    return 1 / wall if wall else None
 
 
 def _ratio_lines(
@@ -258,17 +255,12 @@ def _ratio_lines(
 
 def speedup_lines(rows: list[tuple[Case, dict[str, Any] | None]]) -> list[str]:
     """Each two-thread row's run-loop speed-up over its one-thread row."""
-    return _ratio_lines(rows, PAIRS, "the run-loop speed on 2 threads", lambda _r, wall: _per_s(wall))
+    return _ratio_lines(rows, PAIRS, "the run-loop speed on 2 threads", lambda _r, wall: 1 / wall if wall else None)
 
 
 def scale_lines(rows: list[tuple[Case, dict[str, Any] | None]]) -> list[str]:
     """Each larger network's packet-hops/s as a share of the smaller one's."""
-
-    def rate(r: dict[str, Any], wall: float | None) -> float | None:
-        hops, per_s = r["summary"].get("packet_hops"), _per_s(wall)
-        return hops * per_s / 1e6 if hops is not None and per_s else None
-
-    return _ratio_lines(rows, SCALE_PAIRS, "the packet-hops/s", rate)
+    return _ratio_lines(rows, SCALE_PAIRS, "the packet-hops/s", lambda r, wall: _rate(r, wall) if wall else None)
 
 
 # ---------------------------------------------------------------- history (--json)

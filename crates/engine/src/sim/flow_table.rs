@@ -24,12 +24,6 @@ pub struct FlowTable {
 }
 
 impl FlowTable {
-    /// Where slot `slot` is, or would be (for prefetching: never read through).
-    #[inline(always)]
-    pub fn slot_ptr(&self, slot: usize) -> *const u8 {
-        self.slots.as_ptr().wrapping_add(slot) as *const u8
-    }
-
     /// Slot `slot` if there is one (for prefetching: a packet names its flow's slot).
     #[inline(always)]
     pub fn slot(&self, slot: usize) -> Option<&Flow> {

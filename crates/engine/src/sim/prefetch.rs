@@ -25,28 +25,30 @@ pub(super) fn prefetch(ptr: *const u8) {
 /// (`packet`), the egress port that packet names (`egress`, which needs the packet's line),
 /// and the packets both ports start next (`queues`, which needs the ports' lines). Each
 /// step reads what the step before fetched, so the steps must be as far apart as a miss
-/// takes to come in. Beyond L3 a packet reaching a host has two more: its flow and its
-/// host's NIC port (`host_flow`, from the packet's line), then the scoreboard slots, NIC
-/// ring entry and queue tails the host will touch (`host_state`, from the flow's lines).
+/// takes to come in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Lead {
     pub packet: usize,
     pub egress: usize,
     pub queues: usize,
-    pub host_flow: usize,
-    pub host_state: usize,
 }
 
 /// While what the run touches fits the shared L3 cache: one event is about as long as an
 /// L3 hit.
-/// (No host steps: there the flows' lines come from L3 in less than a host's work.)
-pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0, host_flow: 0, host_state: 0 };
+pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0 };
 /// Beyond L3 a miss goes to memory, several events' time: at k = 32 (42 MB of packets,
 /// 9.4 MB of ports, 8.6 MB of flows) the near lead left the egress step waiting on the
 /// packet's line at 17% of the loop's samples (docs/performance.md, "k = 32: rows by
 /// pod, and prefetching beyond L3"); without the host steps, a sender took 3.5 times as
 /// long over an ACK as at k = 16 (docs/performance.md, "k = 32: the hosts' lines").
-pub(super) const FAR_LEAD: Lead = Lead { packet: 12, egress: 4, queues: 2, host_flow: 8, host_state: 4 };
+pub(super) const FAR_LEAD: Lead = Lead { packet: 12, egress: 4, queues: 2 };
+/// Beyond L3 only, a packet reaching a host has two steps more: its flow and its host's NIC
+/// port (`HOST_FLOW_LEAD`, from the packet's line), then the scoreboard slots, NIC ring
+/// entry and queue tails the host will touch (`HOST_STATE_LEAD`, from the flow's lines).
+/// Within L3 they do not pay: the flows' lines come from L3 in less than a host's work
+/// (at 1 and 0 events ahead, bench (c) ran 3% slower).
+const HOST_FLOW_LEAD: usize = 8;
+const HOST_STATE_LEAD: usize = 4;
 /// Above how many bytes of ports, flows and handed-out packet slots the far lead is used
 /// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
 /// shared by the core's neighbours).
@@ -81,8 +83,8 @@ impl World {
             // Events not at hand yet are `Event::NONE`.
             self.prefetch(self.sched.peek_ready(lead.packet), ports_cold);
             if FAR {
-                self.prefetch_host_flow(self.sched.peek_ready(lead.host_flow));
-                self.prefetch_host_state(self.sched.peek_ready(lead.host_state));
+                self.prefetch_host_flow(self.sched.peek_ready(HOST_FLOW_LEAD));
+                self.prefetch_host_state(self.sched.peek_ready(HOST_STATE_LEAD));
             }
             if ports_cold {
                 self.prefetch_egress(self.sched.peek_ready(lead.egress));
@@ -161,10 +163,11 @@ impl World {
     #[inline(always)]
     fn prefetch_host_flow(&self, ev: Event) {
         let Some(host) = self.host_reached(ev) else { return };
-        let f = self.pool.get(ev.index()).flow;
-        let flow = self.flows.slot_ptr(f.idx());
-        for line in (0..std::mem::size_of::<Flow>()).step_by(64) {
-            prefetch(flow.wrapping_add(line));
+        if let Some(flow) = self.flows.slot(self.pool.get(ev.index()).flow.idx()) {
+            let flow = flow as *const Flow as *const u8;
+            for line in (0..std::mem::size_of::<Flow>()).step_by(64) {
+                prefetch(flow.wrapping_add(line));
+            }
         }
         if let Some(nic) = self.host_nic.get(host as usize) {
             let port = self.ports.as_ptr().wrapping_add(nic.idx()) as *const u8;
