@@ -298,6 +298,7 @@ REACHES = {
     "record.flows": {},
     "event[0].action": {"event": [{}]},
     "event[0].preset": {"event": [{"at": "0s", "link": "bottleneck", "action": "drop"}]},
+    "partition.by": {},
 }
 
 

@@ -111,3 +111,49 @@ def test_a_streamed_flows_table_runs_whole_and_keeps_its_rows(two_dcs: Path, tmp
     rows = streamed.flows.sort_values("flow_id").reset_index(drop=True)
     assert len(rows) == len(FLOWS) and rows["completed"].all()
     assert rows[["flow_id", "fct_ps", "retx_bytes"]].equals(kept[["flow_id", "fct_ps", "retx_bytes"]])
+
+
+# A k = 4 fat-tree cut into two parts of whole pods: every host sends to one in another pod
+# (across the cut, through the cores) into short queues.
+PODS = """
+name = "pods"
+seed = 5
+[topology]
+kind = "fat_tree"
+k = 4
+[partition]
+by = "pod"
+[switch.queue]
+limit = "10pkt"
+[[workload]]
+kind = "permutation"
+bytes = "100KB"
+[record]
+flows = true
+"""
+
+
+def test_a_cut_by_pod_writes_the_same_files_on_1_and_2_threads(tmp_path: Path) -> None:
+    path = tmp_path / "pods.toml"
+    path.write_text(PODS)
+    for threads in ("1", "2"):
+        r = fanin_cli("run", str(path), "-o", str(tmp_path / threads), "-q", "--threads", threads)
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == ""
+    assert files(tmp_path / "2") == files(tmp_path / "1")
+    # Its own tables: the uncut run is another order of the same network's ties.
+    cut = fanin.run(path, threads=2).flows
+    whole = fanin.run(fanin.Scenario.from_toml(PODS.replace('[partition]\nby = "pod"\n', ""))).flows
+    assert len(cut) == len(whole) == 16 and cut["completed"].all() and whole["completed"].all()
+
+
+def test_a_cut_that_cannot_be_made_names_the_field(tmp_path: Path) -> None:
+    with pytest.raises(fanin.ScenarioError) as e:
+        fanin.run(fanin.Scenario.from_toml(PODS.replace('by = "pod"', 'by = "pod"\nparts = 9')))
+    assert (e.value.path, e.value.message) == ("partition.parts", "must be between 2 and 4, got 9")
+    path = tmp_path / "bad.toml"
+    path.write_text(PODS.replace('flows = true', 'flows = true\nqueues = { interval = "10us", ports = "all" }'))
+    r = fanin_cli("run", str(path), "-o", str(tmp_path / "out"), "--threads", "2")
+    assert r.returncode == 2
+    assert one_line(r.stderr) == "error: partition.by: [record] queue, rate and window series are not partitioned yet"
+    assert not (tmp_path / "out").exists()

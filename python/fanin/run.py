@@ -107,8 +107,9 @@ def run(
     ``threads``: with 2 or more, a ``multi_dc`` run is cut into one partition per
     datacenter, which run in parallel on up to this many threads; its tables are the same
     for every number of threads, and as one thread's (docs/performance.md, "Two threads,
-    one run"). A run that cannot be cut runs on one thread and
-    warns when more were asked.
+    one run"). A scenario with ``[partition]`` is cut into parts of whole pods as it asks,
+    on one thread as on many, with tables of its own (docs/scenario.md). A run that cannot
+    be cut runs on one thread and warns when more were asked.
     A scenario with ``[record] flows = "stream"`` frees each flow once it has finished and
     hands its row out as the run goes: with ``flows_to`` (a ``.parquet`` path, used only
     then) the rows are appended there and ``results.flows`` reads the file; without, they are

@@ -425,6 +425,15 @@ def scenario_schema() -> Schema:
                 "The measured window: Poisson arrivals go on past it until its flows finish.",
                 required=("from", "until"),
             ),
+            "partition": _table(
+                {
+                    "by": _choice(["pod"], "pod: parts of whole pods (fat_tree), cores dealt in turn"),
+                    "parts": _int("how many parts (at most the pods); the same tables on any number of threads", 2, 1 << 20, 2),
+                },
+                "The run cut into parts that advance in parallel (--threads); its tables are its own,"
+                " the same on one thread as on many.",
+                required=("by",),
+            ),
             "routing": _by_kind(
                 _table(
                     {

@@ -154,6 +154,7 @@ fn probe_a_scenario() {
         let parts = sim.partitions();
         let built = t0.elapsed().as_secs_f64();
         let mut sim = sim;
+        sim.time_windows();
         while !sim.run_until(u64::MAX - 1) {}
         let ran = t0.elapsed().as_secs_f64();
         if let Some(b) = sim.partition_balance() {
@@ -226,4 +227,79 @@ fn erasure_coded_flows_across_dcs() {
     assert!(r.table("erasure").unwrap().rows() > 0, "some flows must be coded");
     let nacks = r.summary.iter().find(|x| x.0 == "parity_nacks").unwrap().1;
     assert!(nacks > 0.0, "drops must make parity NACKs");
+}
+
+/// A k = 4 fat-tree cut into `parts` parts of whole pods (`[partition] by = "pod"`).
+fn pods(parts: usize, more: &str) -> String {
+    format!(
+        r#"name = "pods"
+seed = 3
+[topology]
+kind = "fat_tree"
+k = 4
+host_link = {{ rate = "10Gbps", delay = "1us" }}
+fabric_link = {{ rate = "10Gbps", delay = "1us" }}
+[partition]
+by = "pod"
+parts = {parts}
+{more}
+[record]
+flows = true
+"#
+    )
+}
+
+/// A run cut by pod is cut so on one thread too (its tables are its own, not one world's),
+/// and gives those tables on 1 to 3 threads and in steps; returns them.
+fn same_cut_for_every_thread_count(s: &ValidSpec, parts: usize) -> Results {
+    let one = Simulation::with_threads(s, 1).unwrap();
+    assert_eq!(one.partitions(), parts);
+    let one = run(one, 0);
+    for threads in 2..=3 {
+        assert!(run(Simulation::with_threads(s, threads).unwrap(), 0) == one, "{threads} threads changed a result");
+    }
+    assert!(run(Simulation::with_threads(s, 2).unwrap(), 37_000_000) == one, "running in steps changed a result");
+    one
+}
+
+#[test]
+fn a_fat_tree_cut_by_pod_is_the_same_on_every_thread_count() {
+    // Every host sends to one in another pod (through the cores, between the parts) and an
+    // incast into 8-packet queues from every pod drops and times out across the cut.
+    let wl = "[switch.queue]\nlimit = \"8pkt\"\n[transport]\nmin_rto = \"200us\"\n\
+              [[workload]]\nkind = \"permutation\"\nbytes = \"60KB\"\n\
+              [[workload]]\nkind = \"incast\"\nreceiver = \"h5\"\ndegree = 12\nbytes_per_sender = \"20KB\"\nstart = \"20us\"\n";
+    for parts in [2, 4] {
+        let s = spec(&pods(parts, wl));
+        let cut = same_cut_for_every_thread_count(&s, parts);
+        // Another order of ties at the cores, the same network: every flow ends either way.
+        let whole = run(Simulation::whole(&s).unwrap(), 0);
+        for r in [&cut, &whole] {
+            assert_eq!(column(r, "flows", "completed"), Column::Bool(vec![true; 28]));
+        }
+        let drops = |r: &Results| r.summary.iter().find(|x| x.0 == "drops").unwrap().1;
+        assert!(drops(&cut) > 0.0, "the incast must drop packets");
+    }
+}
+
+#[test]
+fn a_cut_by_pod_names_what_it_cannot_cut() {
+    let err = |toml: &str| match parse_scenario(toml, &common::load_file) {
+        Err(e) => (e.path, e.message),
+        Ok(s) => match Simulation::with_threads(&s, 1) {
+            Err(e) => (e.path, e.message),
+            Ok(_) => panic!("accepted: {toml}"),
+        },
+    };
+    let wl = "[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h15\"\nbytes = \"10KB\"\n";
+    assert_eq!(err(&pods(5, wl)), ("partition.parts".into(), "must be between 2 and 4, got 5".into()));
+    assert_eq!(err(&pods(2, wl).replace("by = \"pod\"", "by = \"dc\"")).0, "partition.by");
+    let leaf_spine = pods(2, wl).replace("kind = \"fat_tree\"\nk = 4", "kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 8");
+    assert_eq!(err(&leaf_spine), ("partition.by".into(), "needs a topology with pods (fat_tree)".into()));
+    let short = pods(2, wl).replace("fabric_link = { rate = \"10Gbps\", delay = \"1us\" }", "fabric_link = { rate = \"10Gbps\", delay = \"500ns\" }");
+    assert_eq!(err(&short), ("partition.by".into(), "links between partitions are shorter than 1 us".into()));
+    let sampled = pods(2, wl).replace("flows = true\n", "flows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n");
+    assert_eq!(err(&sampled), ("partition.by".into(), "[record] queue, rate and window series are not partitioned yet".into()));
+    let two = two_dcs("[partition]\nby = \"pod\"\n[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h16\"\nbytes = \"10KB\"\n");
+    assert_eq!(err(&two).0, "partition.by");
 }

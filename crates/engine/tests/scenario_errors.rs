@@ -50,7 +50,7 @@ fn cases() -> Vec<Case> {
             format!("bogus = 1\n{TOPO}{WL}"),
             "bogus",
             "unknown field",
-            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing", "measure", "event"]),
+            Some(&["name", "seed", "duration", "max_duration", "topology", "switch", "host", "transport", "workload", "record", "routing", "measure", "partition", "event"]),
         ),
         case(
             "unknown field inside [topology]",

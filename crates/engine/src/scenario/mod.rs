@@ -17,6 +17,7 @@ mod matrix;
 mod measure;
 mod multi_dc;
 mod net;
+mod partition;
 mod record;
 mod routing;
 mod rpc;
@@ -37,6 +38,7 @@ use fields::Ctx;
 
 pub use events::{ACTIONS, DROP_PRESETS};
 pub use measure::MeasureWindow;
+pub use partition::PartitionConfig;
 pub use routing::StaticRoute;
 
 /// The latest time a scenario may name (any start, stop, duration, delay, timeout or
@@ -71,6 +73,9 @@ pub struct ValidSpec {
     /// `[[event]]`: each port's failures and drop models over time (ports without any are
     /// left out; empty: none).
     pub faults: Vec<crate::net::faults::PortFaults>,
+    /// `[partition]`: the run cut into parts of whole pods (`None`: one world on one thread,
+    /// or a `multi_dc` run per datacenter on several).
+    pub partition: Option<PartitionConfig>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -159,6 +164,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         static_routes.push(r);
     }
     let routing = RoutingConfig { lb: routing::routing(&rcx, &spec.routing)?, static_routes };
+    let partition = partition::partition(&cx.at("partition"), spec.partition.as_ref(), &topology)?;
     Ok(ValidSpec {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         seed,
@@ -176,6 +182,7 @@ pub fn validate(spec: &spec::Spec, load_file: &dyn Fn(&str) -> Result<String, St
         routing,
         measure,
         faults,
+        partition,
     })
 }
 

@@ -27,6 +27,7 @@ pub struct Spec {
     #[serde(default)]
     pub routing: RoutingSpec,
     pub measure: Option<MeasureSpec>,
+    pub partition: Option<PartitionSpec>,
     /// `[[event]]`: link failures and drop models on a timeline.
     #[serde(default)]
     pub event: Vec<EventSpec>,
@@ -44,6 +45,14 @@ pub struct EventSpec {
     pub block: Option<i64>,
     pub block_losses: Option<Vec<f64>>,
     pub preset: Option<String>,
+}
+
+/// `[partition]`: the run cut into parts of whole pods, on one thread or several.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionSpec {
+    pub by: Option<String>,
+    pub parts: Option<i64>,
 }
 
 /// `[measure]`: the window whose flows and incasts are measured (both times required).

@@ -67,17 +67,19 @@ impl Simulation {
     /// Builds the run on `threads` threads (at least 1). One thread runs one world, as
     /// before partitions existed (the fastest on one core: a partitioned run on one thread
     /// pays for its crossings and for switching worlds every window); more cut a
-    /// `multi_dc` run per datacenter (`partitioned`), with the same tables.
+    /// `multi_dc` run per datacenter (`partitioned`), with the same tables. A scenario with
+    /// `[partition]` is cut as it asks on any number of threads, one included.
     pub fn with_threads(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
-        if threads == 1 {
+        if threads == 1 && spec.partition.is_none() {
             return Self::whole(spec);
         }
         Self::partitioned(spec, threads)
     }
 
-    /// Builds a `multi_dc` run cut into one partition per datacenter, whatever the number
-    /// of threads (at least 1) that run them, so its tables are the same for every number
-    /// (see `partition.rs`); other runs are one partition.
+    /// Builds a `multi_dc` run cut into one partition per datacenter, or a run cut into
+    /// parts of whole pods if the scenario asks (`[partition]`), whatever the number of
+    /// threads (at least 1) that run them, so its tables are the same for every number (see
+    /// `partition.rs`); other runs are one partition.
     pub fn partitioned(spec: &ValidSpec, threads: usize) -> Result<Simulation, ScenarioError> {
         if threads == 0 {
             return Err(ScenarioError::new("threads", "must be at least 1").with_allowed(["1", "2", "..."]));
@@ -86,7 +88,7 @@ impl Simulation {
         // the first (the second partition's, unless the run stays whole: Fig 10's take 13 ms
         // each).
         let several_dcs = spec.topology.nodes.iter().any(|n| n.dc != crate::topology::NO_DC && n.dc > 0);
-        let (world, mut second) = match threads > 1 && several_dcs {
+        let (world, mut second) = match threads > 1 && (several_dcs || spec.partition.is_some()) {
             false => (build::build(spec), None),
             true => std::thread::scope(|s| {
                 let second = s.spawn(|| build::build(spec));
@@ -96,7 +98,12 @@ impl Simulation {
         };
         let world = world?;
         let mut build_part = || second.take().unwrap_or_else(|| build::build(spec));
-        let (engine, whole_because) = match partition::plan(&world) {
+        // A cut the scenario asks for must be made: its tables are its own (`[partition]`).
+        let planned = match spec.partition {
+            Some(cut) => Ok(partition::plan_pods(&world, cut.parts).map_err(|why| ScenarioError::new("partition.by", why))?),
+            None => partition::plan(&world),
+        };
+        let (engine, whole_because) = match planned {
             Ok(plan) => (Engine::Parts(partition::Partitioned::new(world, plan, threads, &mut build_part)?), None),
             Err(why) => (Engine::Whole(world), (threads > 1).then_some(why)),
         };
@@ -116,6 +123,14 @@ impl Simulation {
         match &self.engine {
             Engine::Parts(p) => Some(p.balance()),
             _ => self.balance,
+        }
+    }
+
+    /// Times each window of a partitioned run from now on (a diagnostic: two system calls a
+    /// window), so `partition_balance` has CPU figures.
+    pub fn time_windows(&mut self) {
+        if let Engine::Parts(p) = &mut self.engine {
+            p.time_windows();
         }
     }
 

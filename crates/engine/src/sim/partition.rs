@@ -1,5 +1,6 @@
-//! A run cut into partitions, one per datacenter of a `multi_dc` topology, that advance in
-//! parallel with conservative synchronisation (issue 23).
+//! A run cut into partitions, one per datacenter of a `multi_dc` topology, or parts of whole
+//! pods of a fat-tree when the scenario asks (`[partition]`, `topology::pod_cut`), that
+//! advance in parallel with conservative synchronisation (issue 23).
 //!
 //! **Lookahead.** A packet started now on a link between two partitions arrives no sooner
 //! than the link's delay later: the shortest such delay, `lookahead`, bounds how far one
@@ -31,10 +32,12 @@
 //! when that one arrives (as in a one-world run). Packets taken in together are scheduled
 //! by source partition, window sent, then the order they started. Where a packet is taken
 //! in depends on window numbers alone, so the run is the same for any number of threads.
-//! It differs from a one-world run only if an arrival across partitions ties to the
-//! picosecond with an event of the receiving partition that was itself scheduled more than
-//! 5/8 of the lookahead ahead (a timer) and the two touch the same state; no catalog
-//! scenario has one (docs/performance.md).
+//! Cut per datacenter, it differs from a one-world run only if an arrival across partitions
+//! ties to the picosecond with an event of the receiving partition that was itself scheduled
+//! more than 5/8 of the lookahead ahead (a timer) and the two touch the same state; no
+//! catalog scenario has one (docs/performance.md). Cut by pod, with 1 us links, such ties
+//! are common at the cores, so that run's tables are its own: the scenario asks for it, and
+//! one thread runs the same parts in turn.
 
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicU64;
@@ -120,8 +123,11 @@ pub(super) struct Side {
     /// Per port: the partition it leads to if it runs here and leads to another, else
     /// `STAYS`.
     leads_to: Vec<u32>,
-    /// The ports that do.
-    leaving: Vec<PortId>,
+    /// The leaving ports that may have packets to start: each has started one since it was
+    /// last found idle with nothing queued (only a busy port queues what reaches it).
+    busy_leaving: Vec<PortId>,
+    /// Per port: whether it is in `busy_leaving`.
+    listed: Vec<bool>,
     /// Per destination partition: packets put on links to it since the end of the last
     /// window, in the order they started.
     outbox: Vec<Crossings>,
@@ -136,6 +142,9 @@ pub(super) struct Side {
     pub(super) next_leaving: Option<Time>,
     /// Per window run: (window, events, thread CPU ns), for `Balance`.
     pub(super) log: Vec<(u64, u64, u64)>,
+    /// Whether each window's CPU time is read (`Partitioned::time_windows`): two system
+    /// calls a window, 5-7% of a fat-tree cut by pod, whose windows last 125 ns.
+    timed: bool,
 }
 
 /// How a run is cut.
@@ -168,22 +177,34 @@ pub fn plan(w: &World) -> Result<Plan, String> {
     if parts < 2 {
         return Err("the topology has one datacenter".into());
     }
+    let part_of_node = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
+    cut(w, part_of_node, parts)
+}
+
+/// `parts` partitions of whole pods (`[partition] by = "pod"`: `topology::pod_cut`), or why
+/// the run cannot be cut so.
+pub fn plan_pods(w: &World, parts: usize) -> Result<Plan, String> {
+    cut(w, crate::topology::pod_cut(&w.topo, parts)?, parts)
+}
+
+/// The plan for a cut of the nodes into `parts` partitions, if the run allows it: only
+/// switches may be joined across partitions, by links no shorter than `MIN_LOOKAHEAD_PS`.
+fn cut(w: &World, part_of_node: Vec<u32>, parts: usize) -> Result<Plan, String> {
     if let Some(what) = unsupported(w) {
         return Err(format!("{what} are not partitioned yet"));
     }
-    let part_of_node: Vec<u32> = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
     let mut lookahead = Time::MAX;
     for (id, port) in w.topo.ports() {
         if part_of_node[port.from.idx()] == part_of_node[port.to.idx()] {
             continue;
         }
         if w.node_host[port.from.idx()] != super::world::NOT_A_HOST || w.node_host[port.to.idx()] != super::world::NOT_A_HOST {
-            return Err(format!("link {} joins a host to another datacenter", w.topo.port_name(id)));
+            return Err(format!("link {} joins a host to another partition", w.topo.port_name(id)));
         }
         lookahead = lookahead.min(port.delay_ps);
     }
     if lookahead < MIN_LOOKAHEAD_PS {
-        return Err(format!("links between datacenters are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
+        return Err(format!("links between partitions are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
     }
     Ok(Plan { part_of_node, parts, lookahead })
 }
@@ -211,12 +232,11 @@ fn unsupported(w: &World) -> Option<&'static str> {
 /// flows and marks the links that leave it.
 fn own(w: &mut World, me: usize, plan: &Plan) {
     let mut leads_to = vec![STAYS; w.ports.len()];
-    let mut leaving = Vec::new();
+
     for (id, port) in w.topo.ports() {
         let (from, to) = (plan.part_of_node[port.from.idx()], plan.part_of_node[port.to.idx()]);
         if from as usize == me && to as usize != me {
             leads_to[id.idx()] = to;
-            leaving.push(id);
             w.node_host[port.to.idx()] = REMOTE;
             w.port_host[id.idx()] = LEAVES;
         }
@@ -238,7 +258,7 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     w.nic_work = true;
     w.intercept = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leads_to, leaving, outbox: (0..plan.parts).map(|_| Crossings::default()).collect(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new() }));
+    w.partition = Some(Box::new(Side { leads_to, busy_leaving: Vec::new(), listed: vec![false; w.ports.len()], outbox: (0..plan.parts).map(|_| Crossings::default()).collect(), remote_arrivals: 0, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new(), timed: false }));
 }
 
 impl World {
@@ -260,6 +280,10 @@ impl World {
         let side = self.partition.as_mut().expect("only a partition has links that leave it");
         let to = side.leads_to[port.idx()];
         debug_assert!(to != STAYS);
+        if !side.listed[port.idx()] {
+            side.listed[port.idx()] = true;
+            side.busy_leaving.push(port);
+        }
         let p = &self.ports[port.idx()];
         let pkt = *self.pool.get(r);
         // An ACK's row of extra blocks is written, and read, only when its first block is
@@ -278,12 +302,14 @@ impl World {
         }
     }
 
-    /// Runs the partition's events of window `k` due by `stop`, logging their count and its
-    /// thread's CPU time.
+    /// Runs the partition's events of window `k` due by `stop`, logging their count and, if
+    /// windows are timed, its thread's CPU time.
     pub(super) fn run_window(&mut self, k: u64, stop: Time) {
-        let (t0, e0) = (thread_cpu_ns(), self.sched.events);
+        let timed = self.partition.as_ref().is_some_and(|s| s.timed);
+        let cpu_ns = || if timed { thread_cpu_ns() } else { 0 };
+        let (t0, e0) = (cpu_ns(), self.sched.events);
         self.run_events(stop);
-        let (cpu, events) = (thread_cpu_ns() - t0, self.sched.events - e0);
+        let (cpu, events) = (cpu_ns() - t0, self.sched.events - e0);
         if let Some(side) = self.partition.as_mut() {
             match side.log.last_mut() {
                 Some(last) if last.0 == k => (last.1, last.2) = (last.1 + events, last.2 + cpu),
@@ -339,20 +365,28 @@ impl World {
 
     /// Starts every packet due by `last` on the links leaving the partition (they may not
     /// wait for a later look, which the far side needs before they arrive); notes when the
-    /// next one is due to start.
+    /// next one is due to start. Only ports that started a packet since they were last found
+    /// idle and empty are looked at: a fat-tree cut by pod has hundreds of leaving ports, and
+    /// a look at each, every window, took 15% of the run.
     pub(super) fn start_leaving(&mut self, last: Time) {
         let Some(side) = self.partition.as_mut() else { return };
-        let leaving = std::mem::take(&mut side.leaving);
+        let mut busy = std::mem::take(&mut side.busy_leaving);
         let mut next = None::<Time>;
-        for &port in &leaving {
+        busy.retain(|&port| {
             self.catch_up(port, last);
             let p = &self.ports[port.idx()];
             if !p.queue.is_empty() {
                 next = Some(next.map_or(p.busy_until, |t| t.min(p.busy_until)));
             }
-        }
+            // Idle and empty: the next packet to reach it starts at once (and lists it again).
+            let keep = !p.queue.is_empty() || p.busy_until > last;
+            if !keep {
+                self.partition.as_mut().expect("a partition").listed[port.idx()] = false;
+            }
+            keep
+        });
         let side = self.partition.as_mut().expect("a partition");
-        (side.leaving, side.next_leaving) = (leaving, next);
+        (side.busy_leaving, side.next_leaving) = (busy, next);
     }
 
     /// How many packets this partition sent to partition `to` since the last look.
@@ -388,7 +422,8 @@ pub struct Partitioned {
 /// (ns) of all partitions and along the critical path (each partition's windows in turn,
 /// each waiting for the windows of the others it depends on). All over critical is the
 /// speed-up as many free cores as partitions could give, synchronisation aside (the CPU
-/// figures are measured per thread, whatever else loads the machine).
+/// figures are measured per thread, whatever else loads the machine, and only once asked
+/// for: `Simulation::time_windows`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Balance {
     pub windows: u64,
@@ -419,6 +454,13 @@ impl Partitioned {
 
     pub fn parts(&self) -> usize {
         self.parts.len()
+    }
+
+    /// Reads each window's CPU time from now on, for `balance`'s CPU figures (else 0).
+    pub fn time_windows(&mut self) {
+        for side in self.parts.iter_mut().filter_map(|w| w.partition.as_mut()) {
+            side.timed = true;
+        }
     }
 
     /// The first partition's world (its scenario-wide fields are every partition's).

@@ -12,6 +12,7 @@ pub mod graph;
 pub mod jellyfish;
 pub mod leaf_spine;
 pub mod multi_dc;
+pub mod pods;
 pub mod superways;
 
 pub use dumbbell::{dumbbell, DumbbellParams};
@@ -21,6 +22,7 @@ pub use jellyfish::{jellyfish, JellyfishParams};
 pub use leaf_spine::{bcube, leaf_spine, subways, BcubeLevel, LeafSpineParams};
 pub use superways::{add_superways, ShortcutServer, ShortcutTarget, SuperwaysParams};
 pub use multi_dc::{multi_dc, DcFabric, Interconnect, MultiDcParams};
+pub use pods::{pod_count, pod_cut};
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::units::Time;
