@@ -2,7 +2,8 @@
 
 (a) 64-to-1 DCTCP incast, 1 MB per sender, 10 Gbit/s star; (b) k = 8 fat-tree permutation,
 5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms; (d) k = 32 fat-tree permutation
-of 8192 flows, 0.5 ms; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
+of 8192 flows, 0.5 ms; (c2) (c) cut into two parts of whole pods (``[partition]``) on 2
+threads, with tables of its own; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
 thread; it needs the Uno artifact's matrix, else the row is not available); (e2) the same
 on 2 threads, one partition per datacenter (identical results); (f) a 99,999-to-1 incast on
 a 100,000-host star; (g) and (g2) Uno's Fig 10 scenario itself (the catalog's
@@ -66,6 +67,8 @@ CASES: dict[str, Case] = {
         Case("a", "a_incast64.toml", "incast 64:1", "64-to-1 DCTCP incast, 1 MB each, 10G star", 15.0),
         Case("b", "b_fattree8.toml", "fat-tree k=8", "k=8 fat-tree permutation, 5 ms", 15.0),
         Case("c", "c_fattree16.toml", "fat-tree k=16", "k=16 fat-tree permutation (1024 flows), 2 ms", 10.0),
+        # Issue 23: a fat-tree cut by pod, the same network as (c) with its own tables.
+        Case("c2", "c2_fattree16_pods.toml", "k=16 by pod 2 thr", "(c) cut into two parts of whole pods, on 2 threads", None, threads=2),
         # Issue 23: k = 32 at 0.8x k = 16's speed, judged under the table (`SCALE_PAIRS`).
         Case("d", "d_fattree32.toml", "fat-tree k=32", "k=32 fat-tree permutation (8192 flows), 0.5 ms", None),
         Case("e", "e_uno_two_dc.toml", "Uno 2 DCs", "Uno two-datacenter scenario (Fig 10, 200 flows), 1 thread", None, UNO_MATRIX),
@@ -79,7 +82,7 @@ CASES: dict[str, Case] = {
 }
 
 # Each two-thread row, the one-thread row it is timed against, and the speed-up asked.
-PAIRS = (("e", "e2", None), ("g", "g2", TWO_THREAD_SPEEDUP))
+PAIRS = (("c", "c2", None), ("e", "e2", None), ("g", "g2", TWO_THREAD_SPEEDUP))
 # Each larger network's row, the smaller one its packet-hops/s are set against, and the
 # share asked.
 SCALE_PAIRS = (("c", "d", K32_SHARE_OF_K16),)
