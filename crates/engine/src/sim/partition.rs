@@ -44,6 +44,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
 use super::flow::Flow;
+use super::pipeline::{Grid, DC_GRID, POD_GRID};
 use super::prefetch::prefetch;
 use super::world::{World, LEAVES, REMOTE};
 use crate::des::{Event, EventKind};
@@ -143,7 +144,7 @@ pub(super) struct Side {
     /// Per window run: (window, events, thread CPU ns), for `Balance`.
     pub(super) log: Vec<(u64, u64, u64)>,
     /// Whether each window's CPU time is read (`Partitioned::time_windows`): two system
-    /// calls a window, 5-7% of a fat-tree cut by pod, whose windows last 125 ns.
+    /// calls a window, 5-7% of a fat-tree cut by pod in windows of 125 ns.
     timed: bool,
 }
 
@@ -152,6 +153,7 @@ pub struct Plan {
     part_of_node: Vec<u32>,
     parts: usize,
     lookahead: Time,
+    grid: Grid,
 }
 
 /// `Side::leads_to` of a port that does not leave the partition.
@@ -178,18 +180,18 @@ pub fn plan(w: &World) -> Result<Plan, String> {
         return Err("the topology has one datacenter".into());
     }
     let part_of_node = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
-    cut(w, part_of_node, parts)
+    cut(w, part_of_node, parts, DC_GRID)
 }
 
 /// `parts` partitions of whole pods (`[partition] by = "pod"`: `topology::pod_cut`), or why
 /// the run cannot be cut so.
 pub fn plan_pods(w: &World, parts: usize) -> Result<Plan, String> {
-    cut(w, crate::topology::pod_cut(&w.topo, parts)?, parts)
+    cut(w, crate::topology::pod_cut(&w.topo, parts)?, parts, POD_GRID)
 }
 
 /// The plan for a cut of the nodes into `parts` partitions, if the run allows it: only
 /// switches may be joined across partitions, by links no shorter than `MIN_LOOKAHEAD_PS`.
-fn cut(w: &World, part_of_node: Vec<u32>, parts: usize) -> Result<Plan, String> {
+fn cut(w: &World, part_of_node: Vec<u32>, parts: usize, grid: Grid) -> Result<Plan, String> {
     if let Some(what) = unsupported(w) {
         return Err(format!("{what} are not partitioned yet"));
     }
@@ -206,7 +208,7 @@ fn cut(w: &World, part_of_node: Vec<u32>, parts: usize) -> Result<Plan, String> 
     if lookahead < MIN_LOOKAHEAD_PS {
         return Err(format!("links between partitions are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
     }
-    Ok(Plan { part_of_node, parts, lookahead })
+    Ok(Plan { part_of_node, parts, lookahead, grid })
 }
 
 /// The first feature of the run that partitions cannot hold yet (each keeps global state
@@ -446,7 +448,7 @@ impl Partitioned {
             own(w, me, &plan);
         }
         let n = parts.len();
-        let window = (plan.lookahead / super::pipeline::WINDOWS_PER_LOOKAHEAD).max(1);
+        let window = (plan.lookahead / plan.grid.windows_per_lookahead).max(1);
         let mail = (0..n * n).map(|_| Mutex::default()).collect();
         let next = (0..n).map(|_| AtomicU64::new(0)).collect();
         Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, end })
@@ -454,6 +456,10 @@ impl Partitioned {
 
     pub fn parts(&self) -> usize {
         self.parts.len()
+    }
+
+    pub(super) fn grid(&self) -> Grid {
+        self.plan.grid
     }
 
     /// Reads each window's CPU time from now on, for `balance`'s CPU figures (else 0).
@@ -476,8 +482,9 @@ impl Partitioned {
     /// The run's balance so far.
     pub fn balance(&self) -> Balance {
         let logs: Vec<&[(u64, u64, u64)]> = self.parts.iter().map(|w| w.partition.as_ref().map_or(&[][..], |s| &s.log[..])).collect();
-        let events = critical_path(&logs, |e| e.1);
-        let cpu = critical_path(&logs, |e| e.2);
+        let slack = self.plan.grid.slack;
+        let events = critical_path(&logs, slack, |e| e.1);
+        let cpu = critical_path(&logs, slack, |e| e.2);
         let windows = logs.iter().flat_map(|l| l.iter().map(|e| e.0)).collect::<std::collections::BTreeSet<_>>().len() as u64;
         Balance { windows, events: events.0, critical_events: events.1, cpu_ns: cpu.0, critical_cpu_ns: cpu.1 }
     }
@@ -556,9 +563,8 @@ impl Partitioned {
 
 /// The total and the critical path of a cost over the partitions' window logs: partition
 /// `p`'s window `k` starts when its window before ends and every other partition has ended
-/// its windows up to `k - 1 - SLACK` (`pipeline.rs`).
-fn critical_path(logs: &[&[(u64, u64, u64)]], cost: impl Fn(&(u64, u64, u64)) -> u64) -> (u64, u64) {
-    let slack = super::pipeline::SLACK;
+/// its windows up to `k - 1 - slack` (`pipeline.rs`).
+fn critical_path(logs: &[&[(u64, u64, u64)]], slack: u64, cost: impl Fn(&(u64, u64, u64)) -> u64) -> (u64, u64) {
     let mut entries: Vec<(u64, usize, u64)> = Vec::new();
     for (p, log) in logs.iter().enumerate() {
         entries.extend(log.iter().map(|e| (e.0, p, cost(e))));

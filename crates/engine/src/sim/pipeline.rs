@@ -1,15 +1,15 @@
 //! How the partitions of a run advance (issue 23): windows on a fixed grid, each partition a
 //! few windows ahead of the others at most, meeting at no global barrier inside an epoch.
 //!
-//! The grid cuts time into windows of `lookahead / WINDOWS_PER_LOOKAHEAD`. A partition runs
-//! its window `k` once every other partition has finished window `k - 1 - SLACK`; before
-//! it does, it takes in the packets the others sent it in windows up to then, by source
-//! partition, window, and the order they started. A packet sent in window `j` arrives no
-//! sooner than `(j + WINDOWS_PER_LOOKAHEAD)` windows' starts, so it is taken in
-//! `WINDOWS_PER_LOOKAHEAD - 1 - SLACK` windows (5/8 of the lookahead) before it arrives:
-//! conservative, and the tie margin of `partition.rs`. Where each packet is taken in depends
-//! on the window numbers alone, so one thread (running the partitions window by window in
-//! turn) and any number of threads give the same run.
+//! The grid (`Grid`) cuts time into windows of `lookahead / windows_per_lookahead`. A
+//! partition runs its window `k` once every other partition has finished window
+//! `k - 1 - slack`; before it does, it takes in the packets the others sent it in windows up
+//! to then, by source partition, window, and the order they started. A packet sent in window
+//! `j` arrives no sooner than `(j + windows_per_lookahead)` windows' starts, so it is taken
+//! in `windows_per_lookahead - 1 - slack` windows before it arrives (5/8 of the lookahead
+//! per datacenter): conservative, and the tie margin of `partition.rs`. Where each packet is
+//! taken in depends on the window numbers alone, so one thread (running the partitions
+//! window by window in turn) and any number of threads give the same run.
 //!
 //! The slack lets a partition with little to do in a window run on while another catches
 //! up: Uno's 200-flow bench (e), whose traffic moves between the datacenters in bursts,
@@ -27,9 +27,21 @@ use super::partition::Partitioned;
 use super::world::World;
 use crate::units::Time;
 
-pub(super) const WINDOWS_PER_LOOKAHEAD: u64 = 8;
-pub(super) const SLACK: u64 = 2;
-/// An epoch's end waits for the slowest partition's last windows (up to `SLACK` + 1 of
+/// How a cut run's time is gridded: windows per lookahead, and how many windows a partition
+/// may run ahead of the others (`slack`, less than `windows_per_lookahead`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Grid {
+    pub windows_per_lookahead: u64,
+    pub slack: u64,
+}
+
+/// Per datacenter: windows of 1/8 of the WAN's lookahead (110 us for Uno), a slack of two.
+pub(super) const DC_GRID: Grid = Grid { windows_per_lookahead: 8, slack: 2 };
+/// By pod, whose 1 us links make windows of nanoseconds: what a window costs besides its
+/// events weighs more there than the slack gains, so windows are twice as long (250 ns) and
+/// the slack one (bench (c2): 0.306 -> 0.282 s, medians of 3; docs/performance.md).
+pub(super) const POD_GRID: Grid = Grid { windows_per_lookahead: 4, slack: 1 };
+/// An epoch's end waits for the slowest partition's last windows (up to `slack` + 1 of
 /// them): Fig 10 on two threads ran 3% faster with epochs of 512 windows than of 64, and a
 /// quiet stretch costs at most one epoch of empty windows (a few microseconds each).
 const EPOCH_WINDOWS: u64 = 512;
@@ -151,18 +163,18 @@ impl Epoch<'_> {
         }
     }
 
-    /// Whether every other partition has finished window `k - 1 - SLACK`.
+    /// Whether every other partition has finished window `k - 1 - slack`.
     fn ready(&self, p: usize, k: u64) -> bool {
-        let need = k.saturating_sub(SLACK);
+        let need = k.saturating_sub(self.run.grid().slack);
         self.run.next.iter().enumerate().all(|(q, n)| q == p || n.load(Acquire) >= need)
     }
 
     /// Partition `p`, about to run window `k`, takes in the packets sent to it in windows up
-    /// to `k - 1 - SLACK`: by source partition, then window, then the order they started.
+    /// to `k - 1 - slack`: by source partition, then window, then the order they started.
     /// Each batch is taken in outside the lock (its sender may be posting the next) and
     /// handed back empty.
     fn take_in(&self, p: usize, k: u64, w: &mut World) {
-        let n = self.run.next.len();
+        let (n, slack) = (self.run.next.len(), self.run.grid().slack);
         for src in (0..n).filter(|&q| q != p) {
             let mailbox = &self.run.mail[src * n + p];
             let mut done = None;
@@ -171,7 +183,7 @@ impl Epoch<'_> {
                     let mut mb = mailbox.lock().expect("no thread panicked");
                     mb.emptied.extend(done.take());
                     match mb.sent.front() {
-                        Some(b) if b.0 + 1 + SLACK <= k => mb.sent.pop_front().expect("just looked").1,
+                        Some(b) if b.0 + 1 + slack <= k => mb.sent.pop_front().expect("just looked").1,
                         _ => break,
                     }
                 };
