@@ -10,6 +10,7 @@ mod flow_rows;
 mod flow_table;
 mod icon;
 pub mod memory;
+mod crossings;
 pub mod partition;
 mod pipeline;
 mod prefetch;
