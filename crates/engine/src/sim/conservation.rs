@@ -22,8 +22,13 @@ impl World {
     }
 
     /// Bytes port `p` holds: queued (control queue included) or on its wire.
-    pub(super) fn port_in_flight(&self, p: usize) -> u64 {
+    fn port_in_flight(&self, p: usize) -> u64 {
+        self.port_queued(p) + self.ports[p].wire_bytes(&self.pool)
+    }
+
+    /// Bytes queued at port `p` (control queue included).
+    pub(super) fn port_queued(&self, p: usize) -> u64 {
         let port = &self.ports[p];
-        port.queue.backlog.bytes + port.queue.control_backlog().bytes + port.wire_bytes(&self.pool)
+        port.queue.backlog.bytes + port.queue.control_backlog().bytes
     }
 }

@@ -50,6 +50,11 @@ impl Crossings {
         self.sacks.clear();
     }
 
+    /// Bytes on the wire they are (for byte accounting: not the hot path).
+    pub(super) fn wire_bytes(&self) -> u64 {
+        self.packets.iter().map(|p| p.wire_bytes as u64).sum()
+    }
+
     /// When the earliest of them arrives.
     pub(super) fn first_arrival(&self) -> Option<Time> {
         self.packets.iter().map(|p| p.arrive_at).min()

@@ -35,7 +35,8 @@ pub(super) const PREFETCH_ABOVE_BYTES: usize = 256 << 10;
 
 pub(super) const NOT_A_HOST: u32 = u32::MAX;
 /// `node_host` of a node another partition runs, at the far end of a link leaving this
-/// one: an arrival there is that partition's (see `partition.rs`).
+/// one: no arrival there runs here (see `partition.rs`), and a route there is chosen here
+/// only from a `Fib`.
 pub(super) const REMOTE: u32 = u32::MAX - 1;
 /// `port_host` of a port whose link leads to another partition (such a link joins two
 /// switches, so the port is no NIC).
@@ -117,9 +118,8 @@ pub struct World {
     pub last_activity: Time,
     /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
     pub has_relays: bool,
-    /// A delivery may not be the receiving host's business: a relay's, or a partition's
-    /// copy of an arrival another partition runs (`intercepted`). One test on the path of
-    /// every delivery, for both.
+    /// A delivery may not be the receiving host's business but a relay's (`intercepted`):
+    /// one test on the path of every delivery.
     pub(super) intercept: bool,
     /// This world is one partition of a parallel run (`None`: the whole run).
     pub(super) partition: Option<Box<super::partition::Side>>,
@@ -510,10 +510,8 @@ impl World {
         } else {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
-            // Relays and partitions keep every flow, so their count is never read: a copy
-            // of an arrival another partition runs leaves the flow's state untouched. The
-            // call only for a copy or with relays: a partition's own deliveries are most.
-            if self.intercept && (host == REMOTE || self.has_relays) && self.intercepted(host, r, &pkt) {
+            // Relays keep every flow, so their count is never read.
+            if self.intercept && self.intercepted(host, r, &pkt) {
                 return;
             }
             // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
@@ -543,15 +541,10 @@ impl World {
         }
     }
 
-    /// A delivery that is not the host's own: at a relay (which forwards it), or at a node
-    /// another partition runs (whose copy of the arrival counts; this one is dropped).
+    /// A delivery that is not the host's own: at a relay, which forwards it.
     #[inline(never)]
     fn intercepted(&mut self, host: u32, r: PacketRef, pkt: &Packet) -> bool {
-        if host == REMOTE {
-            self.remote_arrival(r, pkt.wire_bytes as u64);
-            return true;
-        }
-        if self.has_relays && self.flows[pkt.flow.idx()].via.0 == host {
+        if self.flows[pkt.flow.idx()].via.0 == host {
             self.relay(HostId(host), r, pkt);
             return true;
         }
