@@ -183,7 +183,6 @@ fn unsupported(w: &World) -> Option<&'static str> {
 /// flows and marks the links that leave it.
 fn own(w: &mut World, me: usize, plan: &Plan) {
     let mut leads_to = vec![STAYS; w.ports.len()];
-
     let stub = w.pool.alloc(Packet { next: NIL, ..Packet::default() });
     for (id, port) in w.topo.ports() {
         let (from, to) = (plan.part_of_node[port.from.idx()], plan.part_of_node[port.to.idx()]);
