@@ -232,3 +232,31 @@ fn buckets_reuse_the_storage_of_buckets_served() {
     let buffers = cal.wheel.iter().filter(|b| b.capacity() > 0).count() + cal.spare.len();
     assert!(buffers < 16, "{buffers} buffers for 4 entries pending");
 }
+
+/// A retune leaves the far heap in place: when the new span reaches some of its entries,
+/// they move into the wheel at once, so an entry pushed later at the same time still comes
+/// out after them; when the span shrinks, wheel entries beyond it join the far heap ahead
+/// of later pushes of their time.
+#[test]
+fn a_retune_keeps_the_order_across_the_far_heap() {
+    // Buckets of 16 ps, 8 slots: the wheel spans 128 ps.
+    let mut cal = Calendar::new(4, 3, u64::MAX);
+    for (key, v) in [(1, 0), (1_000, 1), (200, 2)] {
+        cal.push(key, v);
+    }
+    cal.rebuild(8, 3); // buckets of 256 ps: the span reaches 2,048 ps
+    for (key, v) in [(1_000, 3), (200, 4), (5_000, 5)] {
+        cal.push(key, v);
+    }
+    let popped: Vec<_> = std::iter::from_fn(|| cal.pop()).collect();
+    assert_eq!(popped, [(1, 0), (200, 2), (200, 4), (1_000, 1), (1_000, 3), (5_000, 5)]);
+
+    let mut cal = Calendar::new(8, 3, u64::MAX);
+    for (key, v) in [(1, 0), (1_000, 1), (1_000, 2), (9_000, 3)] {
+        cal.push(key, v);
+    }
+    cal.rebuild(4, 3); // back to 128 ps: 1,000 is past the span again
+    cal.push(1_000, 4);
+    let popped: Vec<_> = std::iter::from_fn(|| cal.pop()).collect();
+    assert_eq!(popped, [(1, 0), (1_000, 1), (1_000, 2), (1_000, 4), (9_000, 3)]);
+}
