@@ -126,10 +126,24 @@ impl PacketPool {
                 r
             }
             None => {
+                if self.slots.len() >= self.slots.capacity() / 4 * 3 {
+                    self.grow_early();
+                }
                 self.slots.push(p);
                 (self.slots.len() - 1) as PacketRef
             }
         }
+    }
+
+    /// Doubles the slots' storage while a quarter of it is still free. A large block's new
+    /// pages are faulted in by a helper thread on another core (`huge_pages`); grown only
+    /// when full, the run wrote the first new slots at once and cleared their huge pages
+    /// itself, racing the helper page by page. A quarter early, the helper has them in
+    /// by the time they are used.
+    #[cold]
+    #[inline(never)]
+    fn grow_early(&mut self) {
+        self.slots.reserve(self.slots.capacity().max(64));
     }
 
     /// Slots ever handed out (the most packets alive at once), the scratch slot included.
