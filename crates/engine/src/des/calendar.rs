@@ -417,7 +417,7 @@ impl<T: Copy + Ord> Calendar<T> {
     /// there, 7% of its run loop, and re-pushing it into a fresh heap faulted that heap's
     /// pages in again.
     fn rebuild(&mut self, shift: u32, slots_log2: u32) {
-        // Both hold disjoint times, each in push order.
+        // The current bucket's rest and the wheel: disjoint times, each in push order.
         let mut near: Vec<Entry<T>> = self.ready.drain(self.head..).collect();
         for b in &mut self.wheel {
             near.append(b);
