@@ -128,7 +128,6 @@ pub fn build(spec: &ValidSpec) -> Result<World, ScenarioError> {
         done: false,
         last_activity: 0,
         has_relays: false,
-        intercept: false,
         partition: None,
         proxy_nacks: 0,
         proxy_turns: Vec::new(),
@@ -266,7 +265,6 @@ impl World {
             None | Some((_, ProxyScheme::Baseline)) => self.add_flow(s, r, bytes, start, incast),
             Some((p, ProxyScheme::Streamlined)) => {
                 self.has_relays = true;
-                self.intercept = true;
                 self.add_flow_via(s, r, p, bytes, start, incast)
             }
             Some((p, ProxyScheme::Naive)) => {

@@ -116,11 +116,9 @@ pub struct World {
     pub done: bool,
     /// The last packet arrival: where a drained run ends.
     pub last_activity: Time,
-    /// Some flow is routed through a streamlined proxy (hosts then check for relaying).
+    /// Some flow is routed through a streamlined proxy: a delivery may then be a relay's,
+    /// not the receiving host's (`intercepted`), one test on the path of every delivery.
     pub has_relays: bool,
-    /// A delivery may not be the receiving host's business but a relay's (`intercepted`):
-    /// one test on the path of every delivery.
-    pub(super) intercept: bool,
     /// This world is one partition of a parallel run (`None`: the whole run).
     pub(super) partition: Option<Box<super::partition::Side>>,
     /// NACKs a streamlined proxy made from headers trimmed before it.
@@ -511,7 +509,7 @@ impl World {
             self.delivered_bytes += bytes;
             let pkt = *self.pool.get(r);
             // Relays keep every flow, so their count is never read.
-            if self.intercept && self.intercepted(host, r, &pkt) {
+            if self.has_relays && self.intercepted(host, r, &pkt) {
                 return;
             }
             // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
