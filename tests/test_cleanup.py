@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -207,7 +208,17 @@ def test_a_child_dying_with_this_process_can_be_stopped() -> None:
 
 
 _kill_after_fork: list[int] = []
-os.register_at_fork(after_in_parent=lambda: [os.kill(os.getpid(), s) for s in _kill_after_fork])
+# Seconds the hook lingers after each signal: time for another thread's handler to trip.
+_linger_after_kill: list[float] = [0.0]
+
+
+def _kill_in_hook() -> None:
+    for s in _kill_after_fork:
+        os.kill(os.getpid(), s)
+        time.sleep(_linger_after_kill[0])
+
+
+os.register_at_fork(after_in_parent=_kill_in_hook)
 
 
 def test_sigterm_while_a_child_starts_is_not_lost() -> None:
@@ -219,3 +230,21 @@ def test_sigterm_while_a_child_starts_is_not_lost() -> None:
             popen_dying_with_this_process(["true"]).wait(WAIT_S)
     finally:
         _kill_after_fork.clear()
+
+
+def test_sigterm_taken_by_another_thread_while_a_child_starts_is_not_lost() -> None:
+    # A thread that blocks no signal (pyarrow's pool starts several) is where the kernel sends
+    # a SIGTERM this thread blocks; Python then runs the handler here, inside the at-fork hooks.
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    _kill_after_fork.append(signal.SIGTERM)
+    _linger_after_kill[0] = 0.1
+    try:
+        with pytest.raises(Terminated), sigterm_interrupts():
+            popen_dying_with_this_process(["true"]).wait(WAIT_S)
+    finally:
+        _kill_after_fork.clear()
+        _linger_after_kill[0] = 0.0
+        stop.set()
+        other.join()

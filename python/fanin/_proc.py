@@ -60,6 +60,11 @@ def popen_dying_with_this_process(args: Sequence[str], **popen: Any) -> subproce
     and an interrupt raised inside one is printed and dropped, so a signalled run went on to
     its end (seen: a SIGTERM while the proxy testbed started its senders). The child gets
     the signal mask back before it runs its program.
+
+    Blocking covers this thread only: a signal sent to the process goes to another thread
+    that does not block it (pyarrow's pool starts several), whose Python handler then runs
+    here at the next bytecode, inside a hook as likely as not. So Python's raising handlers
+    also only take note while the child starts, and raise once it has.
     """
     parent = os.getpid()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
@@ -69,7 +74,8 @@ def popen_dying_with_this_process(args: Sequence[str], **popen: Any) -> subproce
         die_with_parent(parent)
 
     try:
-        return subprocess.Popen(args, preexec_fn=child, **popen)
+        with deferred_interrupts(default_sigterm=False):
+            return subprocess.Popen(args, preexec_fn=child, **popen)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
@@ -175,9 +181,11 @@ def sigterm_interrupts() -> Iterator[None]:
 
 
 @contextmanager
-def deferred_interrupts() -> Iterator[Callable[[], None]]:
+def deferred_interrupts(*, default_sigterm: bool = True) -> Iterator[Callable[[], None]]:
     """While inside, Ctrl-C and SIGTERM only take note, and the ``check()`` it yields raises
     KeyboardInterrupt or :class:`Terminated` once one came (leaving raises it too).
+    ``default_sigterm=False`` leaves a SIGTERM with the default action (ending the process)
+    as it is and takes only a :func:`sigterm_interrupts` one.
 
     For waits inside library code an exception at an arbitrary point would leave locked:
     concurrent.futures.wait holds every future's lock at times, and an interrupt there leaves
@@ -187,7 +195,8 @@ def deferred_interrupts() -> Iterator[Callable[[], None]]:
         yield lambda: None
         return
     came: list[int] = []
-    ours = {signal.SIGINT: (signal.default_int_handler,), signal.SIGTERM: (signal.SIG_DFL, _raise_terminated)}
+    sigterm = (signal.SIG_DFL, _raise_terminated) if default_sigterm else (_raise_terminated,)
+    ours = {signal.SIGINT: (signal.default_int_handler,), signal.SIGTERM: sigterm}
     previous = {sig: signal.getsignal(sig) for sig in ours}
     taken = [sig for sig, handlers in ours.items() if previous[sig] in handlers]
 
