@@ -14,6 +14,11 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 
+/// The latest time a scenario may name (any start, stop, duration, delay, timeout or
+/// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
+/// picoseconds (213 days), so the run loop can add a delay to a deadline without checking.
+pub const MAX_TIME: Time = 1_000_000 * PS_PER_SEC;
+
 /// Time to serialize `bytes` onto a link of `rate_bps`, rounded up to a whole picosecond.
 #[inline(always)]
 pub fn serialization_ps(bytes: u64, rate_bps: u64) -> Time {

@@ -41,10 +41,7 @@ pub use measure::MeasureWindow;
 pub use partition::PartitionConfig;
 pub use routing::StaticRoute;
 
-/// The latest time a scenario may name (any start, stop, duration, delay, timeout or
-/// period): 10^6 s, about 11.6 days. Two such times add up to well under `u64::MAX`
-/// picoseconds (213 days), so the run loop can add a delay to a deadline without checking.
-pub const MAX_TIME: Time = 1_000_000 * PS_PER_SEC;
+pub use crate::units::MAX_TIME;
 
 /// A scenario that has passed every check, resolved to integers with units.
 #[derive(Clone, Debug)]

@@ -4,11 +4,12 @@ use super::fields::Ctx;
 use super::spec::{Names, WorkloadSpec};
 use super::MAX_TIME;
 use crate::ids::HostId;
-use crate::proxy::{ProxyIncastSpec, ProxyScheme, PROXY_ORDERS, SCHEMES};
-use crate::sim::choose_senders;
 use crate::topology::{uplink_capacity_bps, Topology};
 use crate::units::{Time, PS_PER_SEC};
-use crate::workload::{assign_senders, AggregatorIncastSpec, Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonIncastSpec, PoissonSpec, Sampling, Workload};
+use crate::workload::{
+    assign_senders, choose_senders, AggregatorIncastSpec, Cdf, FlowSpec, IncastSpec, PermutationSpec, PoissonIncastSpec, PoissonSpec, ProxyIncastSpec, ProxyScheme,
+    Sampling, Workload, PROXY_ORDERS, SCHEMES,
+};
 use crate::ScenarioError;
 
 pub const KINDS: &[&str] = &["incast", "poisson", "permutation", "flow", "matrix", "mixed_poisson", "rpc_incast", "proxy_incast", "poisson_incast", "aggregator_incast"];

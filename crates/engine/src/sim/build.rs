@@ -19,8 +19,7 @@ use crate::topology::NodeKind;
 use crate::transport::cc::FlowPath;
 use crate::transport::{Policy, Receiver, Sender, SubPacketPacer};
 use crate::units::{serialization_ps, Time};
-use crate::proxy::ProxyScheme;
-use crate::workload::{pick_senders, IncastEvent, Workload};
+use crate::workload::{IncastEvent, ProxyScheme, Workload};
 use crate::ScenarioError;
 
 /// Marks the ids of the flows' path streams (UnoLB's subflows, PLB's repaths) apart from
@@ -484,12 +483,6 @@ impl World {
         let wire: u64 = bytes.iter().map(|&b| t.flow_wire_bytes(b)).sum();
         rtt - serialization_ps(first, downlink) + serialization_ps(wire, downlink)
     }
-}
-
-/// Resolves an incast's senders (used by the scenario layer).
-pub fn choose_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bool, seed: u64, w: usize) -> Vec<HostId> {
-    let mut rng = stream(seed, Stream::Workload, 1_000_000 + w as u64);
-    pick_senders(pool, receiver, degree, random, &mut rng)
 }
 
 /// Adds each static route's destination column to the routes, and the reverse path for

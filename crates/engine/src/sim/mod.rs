@@ -24,7 +24,6 @@ mod world;
 
 pub use flow::{Flow, NEVER};
 pub use flow_table::FlowTable;
-pub use build::choose_senders;
 pub use conservation::Conservation;
 pub use world::World;
 

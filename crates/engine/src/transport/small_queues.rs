@@ -46,7 +46,7 @@ impl TsqConfig {
 /// When the newest segment has left, so have all (the NIC is a FIFO) and the ring is
 /// emptied unread, which is the common case of a flow its NIC keeps up with. Otherwise
 /// `bytes` may still count segments that have left: an upper bound, made exact only when
-/// it exceeds the flow's limit or the ring holds [`DRAIN_BATCH`] segments.
+/// it exceeds the flow's limit or the ring holds `DRAIN_BATCH` segments.
 #[derive(Clone, Debug)]
 pub struct SmallQueues {
     /// (when the segment's last bit leaves the NIC, its wire bytes), in FIFO order.

@@ -8,15 +8,18 @@ pub mod cdf;
 pub mod matrix;
 pub mod mixed;
 mod poisson_incast;
+mod proxy_incast;
 mod rpc;
 
 pub use aggregator_incast::{assign_senders, AggregatorIncastSpec};
 pub use cdf::{Cdf, Sampling};
 pub use mixed::MixedPoissonSpec;
 pub use poisson_incast::{IncastEvent, PoissonIncastSpec};
+pub use proxy_incast::{ProxyIncastSpec, ProxyScheme, PROXY_ORDERS, SCHEMES};
 pub use rpc::{p99, Remember, RpcIncastSpec, RwndStrategy, REMEMBER_RULES, RWND_STRATEGIES};
 
 use crate::ids::HostId;
+use crate::rng::{stream, Stream};
 use crate::units::Time;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -119,7 +122,7 @@ pub enum Workload {
     /// Drawn in full when the world is built (only the first flows by start are kept).
     MixedPoisson(MixedPoissonSpec),
     RpcIncast(RpcIncastSpec),
-    ProxyIncast(crate::proxy::ProxyIncastSpec),
+    ProxyIncast(ProxyIncastSpec),
     PoissonIncast(PoissonIncastSpec),
     AggregatorIncast(AggregatorIncastSpec),
 }
@@ -130,7 +133,7 @@ pub enum Workload {
 /// would wrap into the past).
 pub fn exponential_gap(mean_ps: f64, rng: &mut Xoshiro256PlusPlus) -> Time {
     let u: f64 = rng.gen::<f64>();
-    (-(1.0 - u).ln() * mean_ps).round().min(crate::scenario::MAX_TIME as f64) as Time
+    (-(1.0 - u).ln() * mean_ps).round().min(crate::units::MAX_TIME as f64) as Time
 }
 
 /// Picks `degree` distinct hosts from `pool` (excluding `receiver`): the first ones in order,
@@ -142,6 +145,13 @@ pub fn pick_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bo
     }
     candidates.truncate(degree);
     candidates
+}
+
+/// An incast's senders as the scenario resolves them: `pick_senders` on the workload's own
+/// stream (`w`: its index in the scenario), so the choice does not depend on the run.
+pub fn choose_senders(pool: &[HostId], receiver: HostId, degree: usize, random: bool, seed: u64, w: usize) -> Vec<HostId> {
+    let mut rng = stream(seed, Stream::Workload, 1_000_000 + w as u64);
+    pick_senders(pool, receiver, degree, random, &mut rng)
 }
 
 #[cfg(test)]
