@@ -5,19 +5,21 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from fanin import __version__
 from fanin._fs import check_replaceable
-from fanin.errors import ScenarioError
+from fanin import cli_repro
+from fanin.cli_bursts import bursts_cmd
+from fanin.cli_common import DataDirOption, SetOption, data_dirs, err, fail, out, user_errors
+from fanin.cli_crosscheck import crosscheck_app
+from fanin.cli_plan import plan_app
+from fanin.cli_testbed import sample_cmd, testbed_app
 
 app = typer.Typer(
     add_completion=False,
@@ -25,62 +27,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="fanin: a fast, deterministic packet-level incast simulator.",
 )
-
-
-def console(**options: Any) -> Console:
-    """A console for the CLI's output: text as given, no number colouring, and no emoji
-    codes (a host or path named `s:x:0` must not print as an emoji)."""
-    return Console(highlight=False, emoji=False, **options)
-
-
-out = console()
-err = console(stderr=True)
-
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="PATH=VALUE",
-        help="override a scenario field, e.g. --set transport.cc=newreno --set workload[0].degree=32 (repeatable)",
-    ),
-]
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One red line on stderr, then exit: no traceback."""
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turns what a user can get wrong into one line and exit code 2."""
-    try:
-        yield
-    except typer.Exit:  # a RuntimeError subclass: let it through untouched
-        raise
-    except ScenarioError as e:
-        fail(str(e))
-    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
-        fail(str(e) if not e.filename else f"{e.strerror or e}: {e.filename}")
-    except RuntimeError as e:  # an engine invariant failed: still no trace, but not exit 2
-        fail(str(e), code=1)
-    except KeyboardInterrupt as e:  # Ctrl-C: 130; SIGTERM where fanin turns it into an interrupt: 143
-        fail("interrupted", code=getattr(e, "exit_code", 130))
-
-
-DataDirOption = Annotated[
-    list[Path] | None,
-    typer.Option("--data-dir", help="also read the files a scenario names from this folder (repeatable)"),
-]
-
-
-def data_dirs(dirs: list[Path] | None) -> list[Path]:
-    """The --data-dir folders, each checked to exist."""
-    for d in dirs or []:
-        if not d.is_dir():
-            fail(f"--data-dir {d}: no such folder")
-    return list(dirs or [])
 
 
 def _fmt(value: float | None, spec: str = ",.0f", unit: str = "") -> str:
@@ -231,18 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     app(args=argv if argv is not None else sys.argv[1:], prog_name="fanin")
 
 
-# Command modules use the helpers above, so they are imported last.
-from fanin import cli_repro  # noqa: E402
-from fanin.cli_bursts import bursts_cmd  # noqa: E402
-from fanin.cli_testbed import sample_cmd, testbed_app  # noqa: E402
-
 cli_repro.register(app)
-from fanin.cli_crosscheck import crosscheck_app  # noqa: E402
-
 app.add_typer(crosscheck_app, name="crosscheck")
 app.command("bursts")(bursts_cmd)
 app.add_typer(testbed_app, name="testbed")
 app.command("sample")(sample_cmd)
-from fanin.cli_plan import plan_app  # noqa: E402
-
 app.add_typer(plan_app, name="plan")

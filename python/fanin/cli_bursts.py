@@ -90,7 +90,7 @@ def bursts_cmd(
     import fanin.bursts as fb
     from fanin._fs import check_replaceable
     from fanin.bursts.output import write
-    from fanin.cli import err, fail, out, user_errors
+    from fanin.cli_common import err, fail, out, user_errors
 
     with user_errors():
         try:

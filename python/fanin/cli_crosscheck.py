@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import console, err, fail, out, user_errors
+from fanin.cli_common import console, err, fail, out, user_errors
 
 if TYPE_CHECKING:
     from fanin.crosscheck.ns3_tcp_grid import Row

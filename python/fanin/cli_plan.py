@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin.cli import out, user_errors
+from fanin.cli_common import out, user_errors
 from fanin.plan import cost as c
 from fanin.plan.inputs import PlanError, load_apps
 from fanin.plan.output import fragment, plan_json

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from fanin.cli import DataDirOption, SetOption, data_dirs, fail, out, user_errors
+from fanin.cli_common import DataDirOption, SetOption, data_dirs, fail, out, user_errors
 
 JobsOption = Annotated[int | None, typer.Option("--jobs", "-j", help="parallel processes (default: one per CPU)")]
 CacheOption = Annotated[

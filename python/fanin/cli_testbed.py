@@ -35,7 +35,7 @@ def incast_cmd(
     from fanin.bursts.analysis import summarize
     from fanin.bursts.output import write
     from fanin.bursts.units import parse_bytes, parse_rate_bps
-    from fanin.cli import fail, out, user_errors
+    from fanin.cli_common import fail, out, user_errors
     from fanin.cli_bursts import summary_table
     from fanin.testbed.incast import COLLECTORS, TESTBED_JSON, compare, run_incast
     from fanin.testbed.leftovers import clean_leftovers
@@ -114,7 +114,7 @@ def proxy_cmd(
     from fanin._fs import check_replaceable
     from fanin.bursts.counters import BurstInputError
     from fanin.bursts.units import parse_bytes, parse_rate_bps, parse_time_ps
-    from fanin.cli import fail, user_errors
+    from fanin.cli_common import fail, user_errors
     from fanin.testbed.netns import TestbedUnavailable
     from fanin.testbed.proxy import PROXY_JSON, QUICK, ProxySettings, run_proxy
 
@@ -136,7 +136,7 @@ def proxy_cmd(
 def _print_proxy(output: Path) -> None:
     import pandas as pd
 
-    from fanin.cli import out
+    from fanin.cli_common import out
 
     summary = pd.read_parquet(output / "summary.parquet")
     t = Table(title="per-packet latency (us) beside the paper's", box=None)
@@ -167,7 +167,7 @@ def _num(v: object) -> str:
 def _collector_agreement(output: Path, receiver_file: str, receiver: str) -> None:
     """The eBPF Millisampler's receiver counters against the capture: writes and prints the agreement."""
     from fanin._fs import atomic_write_bytes
-    from fanin.cli import out
+    from fanin.cli_common import out
     from fanin.testbed.collector import agreement
 
     t = agreement(output / "capture.pcap", output / receiver_file, receiver)
@@ -202,7 +202,7 @@ def sample_cmd(
     retransmitted bytes in and out, ECN-CE bytes in, active connections), written as the public
     Millisampler files `fanin bursts DIR` reads. Needs root, Linux 6.6+ and `make bpf`."""
     from fanin._fs import check_replaceable
-    from fanin.cli import fail, out, user_errors
+    from fanin.cli_common import fail, out, user_errors
     from fanin.testbed.collector import INFO, sample
     from fanin.testbed.ebpf import unavailable_reason
 
@@ -221,7 +221,7 @@ def sample_cmd(
 def clean_cmd() -> None:
     """Remove what killed testbed runs left: their namespaces and links, processes still
     inside them, partial output folders. Runs still going are left alone."""
-    from fanin.cli import fail, out, user_errors
+    from fanin.cli_common import fail, out, user_errors
     from fanin.testbed.leftovers import clean_leftovers
     from fanin.testbed.netns import unavailable_reason
 

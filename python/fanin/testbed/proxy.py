@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -29,39 +29,15 @@ from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable_reason
 from fanin.testbed.leftovers import clean_leftovers, recorded
 from fanin.testbed.netns import TestbedUnavailable, unavailable_reason
 from fanin.testbed.procs import await_line, kill, spawn, stop
+from fanin.testbed.proxy_results import write_results
+from fanin.testbed.proxy_run import PAYLOAD_BYTES, ProxyRun, ProxySettings
 from fanin.testbed.proxynet import PROXY_PORT, RECEIVER_ADDR, RELAY, ProxyNetwork
 
 PROXY_JSON = "proxy.json"  # a folder holding it is a proxy run, which a new run may replace
 PROXIES = ("streamlined", "naive")
-PAYLOAD_BYTES = 1400
 SNAP_BYTES = 58  # captures keep the headers: Ethernet, IPv4, UDP and the protocol's 16 B
 PROGRAMS = ("streamlined", "naive", "trimmer")
-
-
-@dataclass
-class ProxySettings:
-    """What a run does; every knob is recorded with its results (proxy.json)."""
-
-    duration_s: float = 30.0  # each proxy's latency phase
-    window: int = 8  # packets in flight in the latency phase
-    senders: int = 4
-    packets_per_sender: int = 1000
-    rate_bps: int = 100_000_000  # the bottleneck toward the proxy, and the long-haul path
-    buffer_bytes: int = 30_000  # the trimmer's modelled buffer at the bottleneck
-    delay_us: int = 1000  # one way, on the long-haul path
-    incast_window: int = 32  # each sender's initial (and largest) window in the incast
-    rto_ms: float = 200.0
-    keep_captures: bool = False  # the latency phase's captures (~30 MB per second of run); the incast's stay
-
-
 QUICK = {"duration_s": 2.0, "packets_per_sender": 300}  # `--quick`: a few seconds in all
-
-
-@dataclass
-class ProxyRun:
-    settings: ProxySettings
-    latency: dict[str, Any] = field(default_factory=dict)  # per proxy: sender, receiver, loader counts, files
-    incast: dict[str, Any] = field(default_factory=dict)
 
 
 def _proxy(net: ProxyNetwork, proxy: str, out: Path, tag: str) -> tuple[Loader, list[subprocess.Popen[str]]]:
@@ -175,8 +151,6 @@ def run_proxy(out_dir: str | Path, settings: ProxySettings | None = None) -> Pro
     What killed runs left is removed first; an error, Ctrl-C or SIGTERM removes everything this
     run made, and ``fanin testbed clean`` what a SIGKILLed one left.
     """
-    from fanin.testbed.proxy_results import write_results
-
     s = settings or ProxySettings()
     reason = unavailable_reason() or ebpf_unavailable_reason(*PROGRAMS)
     if reason:

@@ -16,17 +16,14 @@ import ipaddress
 import json
 import struct
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from fanin._fs import atomic_write_bytes
-from fanin.testbed.proxy import PAYLOAD_BYTES
+from fanin.testbed.proxy_run import PAYLOAD_BYTES, ProxyRun
 from fanin.testbed.proxynet import RECEIVER_ADDR, SENDER_ADDR
-
-if TYPE_CHECKING:
-    from fanin.testbed.proxy import ProxyRun
 
 PATHS = ("data", "ack", "nack", "other")  # bpf/proto.h's PATH_* order
 SAMPLE = np.dtype([("ns", "<u8"), ("path", "<u4"), ("pad", "<u4")])
