@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import fanin
 from fanin import Results, Scenario
-from fanin.results import SCHEMAS, headline, unfinished
+from fanin.results import SCHEMAS, column_to_arrow, headline, unfinished
 from fanin.run import scenario_hash
 
 EXPECTED_DTYPES = {
@@ -42,6 +43,26 @@ def test_flows_columns_and_dtypes(small_incast: dict[str, Any]) -> None:
     assert set(r.queues.columns) >= {c for c, _ in SCHEMAS["queues"]}
     assert r.summary["flows"] == 8 and r.summary["flows_completed"] == 8
     assert r.manifest["name"] == "test-small-incast" and r.manifest["seed"] == 1
+
+
+def test_names_come_as_strings_row_by_row(small_incast: dict[str, Any]) -> None:
+    r = fanin.run(Scenario.from_dict(small_incast))
+    # The star names its senders s0, s1, ... and its receiver r0.
+    assert sorted(r.flows["src_name"]) == [f"s{i}" for i in range(8)] and set(r.flows["dst_name"]) == {"r0"}
+    assert r.arrow("ports").schema.field("port_name").type == pa.string()
+    names = list(r.ports["port_name"])
+    assert len(set(names)) == len(names) == len(r.ports) and all(re.fullmatch(r"\w+->\w+", n) for n in names)
+
+
+def test_string_columns_are_read_in_arrows_layout() -> None:
+    values = ["", "µs", "sw0->h1", "", "ü"]
+    utf8 = "".join(values).encode()
+    ends = np.cumsum([0] + [len(v.encode()) for v in values])
+    a = column_to_arrow("str", (ends.astype("<i4").tobytes(), utf8))
+    assert a.type == pa.string() and a.to_pylist() == values and a.null_count == 0
+    b = column_to_arrow("str64", (ends.astype("<i8").tobytes(), utf8))
+    assert b.type == pa.large_string() and b.to_pylist() == values
+    assert column_to_arrow("str", (np.zeros(1, "<i4").tobytes(), b"")).to_pylist() == []
 
 
 def test_documented_schemas_are_what_the_engine_produces(small_incast: dict[str, Any]) -> None:

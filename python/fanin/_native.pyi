@@ -7,9 +7,10 @@ class ScenarioError(ValueError):
 
     args: tuple[str, str, list[str]]
 
-Column = tuple[str, str, bytes | list[str]]
-"""(name, dtype, data): dtype in u8, i8, u4, f8 (little-endian bytes), bool (bytes of 0/1), str (list),
-u8? and f8? (nullable: the values, 0 where null, then one validity byte per row)."""
+Column = tuple[str, str, bytes | tuple[bytes, bytes]]
+"""(name, dtype, data): dtype in u8, i8, u4, f8 (little-endian bytes), bool (bytes of 0/1), str and
+str64 (Arrow's layout: offsets, i32 or i64 little-endian, and the UTF-8 text), u8? and f8?
+(nullable: the values, 0 where null, then one validity byte per row)."""
 
 def validate(toml: str, search_dirs: list[str], memory_limit: int | None = None) -> dict[str, str | int]:
     """Parses and builds the scenario; returns {"name": str, "seed": int}. Raises ScenarioError,

@@ -8,7 +8,7 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fanin._fs import MANIFEST, atomic_dir
+
+if TYPE_CHECKING:
+    from fanin._native import Column as NativeColumn
 
 TIMING = "timing.json"
 
@@ -177,7 +180,7 @@ _PARQUET_OPTIONS: dict[str, Any] = dict(
 _WRITER_OPTIONS = {k: v for k, v in _PARQUET_OPTIONS.items() if k != "row_group_size"}
 
 
-def native_table(cols: Sequence[tuple[str, str, bytes | Sequence[str]]]) -> pa.Table:
+def native_table(cols: Sequence[NativeColumn]) -> pa.Table:
     """One native table (``[(column, dtype, data), ...]``) as Arrow."""
     return pa.table({col: column_to_arrow(dtype, data) for col, dtype, data in cols})
 
@@ -195,7 +198,7 @@ class FlowStream:
         self._writer: pq.ParquetWriter | None = None
         self._chunks: list[pa.Table] = []
 
-    def __call__(self, cols: Sequence[tuple[str, str, bytes | Sequence[str]]]) -> None:
+    def __call__(self, cols: Sequence[NativeColumn]) -> None:
         self.add(native_table(cols))
 
     def add(self, t: pa.Table) -> None:
@@ -222,7 +225,7 @@ def is_timing(name: str) -> bool:
     return "wall" in name or name.endswith("_per_s")
 
 
-def column_to_arrow(dtype: str, data: bytes | Sequence[str]) -> pa.Array:
+def column_to_arrow(dtype: str, data: bytes | tuple[bytes, bytes]) -> pa.Array:
     """One native column (see ``fanin._native.run``) as an Arrow array."""
     if dtype in _ARROW_TYPES:
         assert isinstance(data, bytes)
@@ -240,8 +243,11 @@ def column_to_arrow(dtype: str, data: bytes | Sequence[str]) -> pa.Array:
     if dtype == "bool":
         assert isinstance(data, bytes)
         return pa.array(np.frombuffer(data, dtype=np.uint8).astype(np.bool_), type=_BOOL)
-    if dtype == "str":
-        return pa.array(list(data), type=_STR)
+    if dtype in ("str", "str64"):
+        # (offsets, utf8) in Arrow's layout: the two buffers are wrapped, not copied.
+        offsets, utf8 = data
+        typ, width = (_STR, 4) if dtype == "str" else (pa.large_string(), 8)
+        return pa.Array.from_buffers(typ, len(offsets) // width - 1, [None, pa.py_buffer(offsets), pa.py_buffer(utf8)])
     raise ValueError(f"unknown column dtype {dtype!r} from the engine")
 
 
@@ -300,7 +306,7 @@ class Results:
     @classmethod
     def from_native(
         cls,
-        tables: Mapping[str, Sequence[tuple[str, str, bytes | Sequence[str]]]],
+        tables: Mapping[str, Sequence[NativeColumn]],
         summary: Mapping[str, float],
         manifest: Mapping[str, Any],
     ) -> Results:

@@ -280,7 +280,8 @@ fn version() -> &'static str {
 
 // ---------------------------------------------------------------- columns
 
-/// `{table: [(column, dtype, data), ...]}`; dtype is one of u8, i8, u4, f8, bool, str.
+/// `{table: [(column, dtype, data), ...]}`; dtype is one of u8, i8, u4, f8, bool, str, str64,
+/// u8?, f8? (`python/fanin/_native.pyi`).
 fn tables_to_py<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for table in &results.tables {
@@ -329,6 +330,30 @@ fn nullable<'py, T: Copy + Default, const N: usize>(
     Ok(bytes.into_any())
 }
 
+/// Strings in Arrow's layout, `(offsets, utf8)`: row i is `utf8[offsets[i]..offsets[i + 1]]`,
+/// the offsets little-endian i32 ("str") or, past 2 GiB of text, i64 ("str64"). Python
+/// wraps the two buffers as they are, so no row becomes a Python object.
+fn strings<'py>(py: Python<'py>, values: &[String]) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+    let total: usize = values.iter().map(String::len).sum();
+    let utf8 = PyBytes::new_with(py, total, |buf| {
+        let mut at = 0;
+        for v in values {
+            buf[at..at + v.len()].copy_from_slice(v.as_bytes());
+            at += v.len();
+        }
+        Ok(())
+    })?;
+    let ends = std::iter::once(0).chain(values.iter().scan(0u64, |end, v| {
+        *end += v.len() as u64;
+        Some(*end)
+    }));
+    let (dtype, offsets) = match i32::try_from(total) {
+        Ok(_) => ("str", le_bytes(py, &ends.map(|e| e as i32).collect::<Vec<_>>(), i32::to_le_bytes)?),
+        Err(_) => ("str64", le_bytes(py, &ends.map(|e| e as i64).collect::<Vec<_>>(), i64::to_le_bytes)?),
+    };
+    Ok((dtype, (offsets, utf8).into_pyobject(py)?.into_any()))
+}
+
 fn column_to_py<'py>(
     py: Python<'py>,
     column: &Column,
@@ -339,7 +364,7 @@ fn column_to_py<'py>(
         Column::U32(v) => ("u4", le_bytes(py, v, u32::to_le_bytes)?),
         Column::F64(v) => ("f8", le_bytes(py, v, f64::to_le_bytes)?),
         Column::Bool(v) => ("bool", le_bytes(py, v, |b| [u8::from(b)])?),
-        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+        Column::Str(v) => strings(py, v)?,
         // Values (0 where missing) then one validity byte per row.
         Column::OptU64(v) => ("u8?", nullable(py, v, u64::to_le_bytes)?),
         Column::OptF64(v) => ("f8?", nullable(py, v, f64::to_le_bytes)?),
