@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conftest import small_incast_dict
@@ -43,9 +44,12 @@ def test_run_returns_columns_and_reports_progress() -> None:
         lengths = set()
         for col, dtype, data in cols:
             assert isinstance(col, str)
-            if dtype == "str":
-                assert isinstance(data, list)
-                lengths.add(len(data))
+            if dtype == "str":  # Arrow's layout: i32 offsets, then the UTF-8 text they cut
+                offsets, utf8 = data
+                ends = np.frombuffer(offsets, dtype="<i4")
+                assert ends[0] == 0 and ends[-1] == len(utf8) and (np.diff(ends) >= 0).all()
+                utf8.decode()
+                lengths.add(len(ends) - 1)
             else:
                 assert dtype in DTYPES, dtype
                 assert isinstance(data, bytes) and len(data) % DTYPES[dtype] == 0
