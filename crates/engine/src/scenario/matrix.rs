@@ -3,7 +3,7 @@
 
 use super::fields::Ctx;
 use super::spec::WorkloadSpec;
-use super::workload::hosts;
+use super::parties::hosts;
 use crate::ids::HostId;
 use crate::topology::Topology;
 use crate::units::Time;
@@ -68,6 +68,6 @@ pub fn mixed_poisson(cx: &Ctx, w: &WorkloadSpec, topo: &Topology, start: Time, l
     }
     // Renumber datacenters densely so the generator can index them.
     let dense: Vec<u32> = dc_of.iter().map(|d| per_dc.keys().position(|k| k == d).unwrap() as u32).collect();
-    let nic_bps = super::workload::nic_rates(topo, &hosts);
+    let nic_bps = super::parties::nic_rates(topo, &hosts);
     Ok(Workload::MixedPoisson(MixedPoissonSpec { hosts, dc_of: dense, nic_bps, load, intra_fraction, intra_sizes, inter_sizes, flows, start }))
 }

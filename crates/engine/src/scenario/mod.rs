@@ -17,6 +17,7 @@ mod matrix;
 mod measure;
 mod multi_dc;
 mod net;
+mod parties;
 mod partition;
 mod record;
 mod routing;

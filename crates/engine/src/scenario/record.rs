@@ -2,7 +2,7 @@
 
 use super::fields::Ctx;
 use super::spec::{FlowsRecord, Names, RecordSpec};
-use super::workload::hosts;
+use super::parties::hosts;
 use super::RecordConfig;
 use crate::ids::PortId;
 use crate::topology::{NodeKind, Topology};

@@ -2,7 +2,7 @@
 
 use super::fields::Ctx;
 use super::spec::WorkloadSpec;
-use super::workload::incast_parties;
+use super::parties::incast_parties;
 use super::MAX_TIME;
 use crate::topology::Topology;
 use crate::units::Time;
