@@ -1,9 +1,10 @@
 //! Field-level helpers: a path context and typed readers that turn a unit error into a
 //! `ScenarioError` naming the field.
 
-use super::spec::Spec;
+use super::spec::{LinkSpec, Spec};
 use super::MAX_TIME;
 use crate::units::{self, Size, Time, PS_PER_SEC};
+use crate::topology::LinkParams;
 use crate::ScenarioError;
 
 /// The dotted path of the section being read.
@@ -161,4 +162,25 @@ fn unknown_field(path: &str, message: &str) -> Option<ScenarioError> {
     let allowed: Vec<String> = tail.split('`').skip(1).step_by(2).map(str::to_string).collect();
     let full = if path.is_empty() { field.to_string() } else if path.ends_with(field) { path.to_string() } else { format!("{path}.{field}") };
     Some(ScenarioError::new(full, "unknown field").with_allowed(allowed))
+}
+
+/// A link's rate and delay where the scenario names neither.
+pub(super) const DEFAULT_RATE: &str = "10Gbps";
+pub(super) const DEFAULT_DELAY: &str = "1us";
+
+/// A link's `rate` and `delay`, each `fallback`'s where the section leaves it out (all of
+/// `fallback` without the section).
+pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
+    let Some(l) = l else { return Ok(fallback) };
+    let lc = cx.at(key);
+    Ok(LinkParams {
+        rate_bps: match &l.rate {
+            Some(_) => lc.rate("rate", &l.rate, DEFAULT_RATE)?,
+            None => fallback.rate_bps,
+        },
+        delay_ps: match &l.delay {
+            Some(_) => lc.time("delay", &l.delay, DEFAULT_DELAY)?,
+            None => fallback.delay_ps,
+        },
+    })
 }

@@ -1,8 +1,7 @@
 //! `kind = "multi_dc"`: datacenters joined by long-haul links, with the two presets of the
 //! papers (`hotnets25`, `uno`) and the queue defaults they bring.
 
-use super::fields::Ctx;
-use super::net::link;
+use super::fields::{link, Ctx};
 use super::spec::{ControlSpec, LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
 use crate::topology::{DcFabric, Interconnect, LinkParams, MultiDcParams, TopologyParams};
 use crate::ScenarioError;

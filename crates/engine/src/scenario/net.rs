@@ -1,7 +1,7 @@
 //! `[topology]`, `[switch.queue]`, `[host.queue]`.
 
-use super::fields::Ctx;
-use super::spec::{LinkSpec, MarkingSpec, QueueSpec, TopologySpec};
+use super::fields::{link, Ctx, DEFAULT_DELAY, DEFAULT_RATE};
+use super::spec::{MarkingSpec, QueueSpec, TopologySpec};
 use super::superways::LeafQuota;
 use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
 use crate::topology::{BcubeLevel, DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
@@ -13,24 +13,6 @@ pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "star", "leaf_spine", "fat_tre
 pub const MARKING_KINDS: &[&str] = &["none", "step", "red", "dequeue_red"];
 /// Switch output queues hold 1000 packets unless the scenario says otherwise.
 pub const SWITCH_LIMIT: Option<&str> = Some("1000pkt");
-
-const DEFAULT_RATE: &str = "10Gbps";
-const DEFAULT_DELAY: &str = "1us";
-
-pub(super) fn link(cx: &Ctx, key: &str, l: Option<&LinkSpec>, fallback: LinkParams) -> Result<LinkParams, ScenarioError> {
-    let Some(l) = l else { return Ok(fallback) };
-    let lc = cx.at(key);
-    Ok(LinkParams {
-        rate_bps: match &l.rate {
-            Some(_) => lc.rate("rate", &l.rate, DEFAULT_RATE)?,
-            None => fallback.rate_bps,
-        },
-        delay_ps: match &l.delay {
-            Some(_) => lc.time("delay", &l.delay, DEFAULT_DELAY)?,
-            None => fallback.delay_ps,
-        },
-    })
-}
 
 /// The topology, and the Superways servers whose incast senders are split by `leaf_senders`.
 pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<(Topology, Vec<LeafQuota>), ScenarioError> {

@@ -1,7 +1,6 @@
 //! `[topology.superways]`: which servers get extra links to which spines.
 
-use super::fields::Ctx;
-use super::net::link;
+use super::fields::{link, Ctx};
 use super::routing::StaticRoute;
 use super::spec::{HostRef, SuperwaysSpec};
 use crate::ids::{HostId, NodeId};
