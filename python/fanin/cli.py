@@ -12,9 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fanin import __version__
+from fanin import __version__, cli_repro
 from fanin._fs import check_replaceable
-from fanin import cli_repro
 from fanin.cli_bursts import bursts_cmd
 from fanin.cli_common import DataDirOption, SetOption, data_dirs, err, fail, out, user_errors
 from fanin.cli_crosscheck import crosscheck_app
