@@ -69,18 +69,17 @@ fn known(t: u64) -> Option<u64> {
     (t != NEVER).then_some(t)
 }
 
-/// The `flows` table of `rows` (an iterator made afresh for each column, so no row is
-/// copied out of the flows first). `names`: the hosts' names by host number.
-pub fn flows_table<I: Iterator<Item = FlowRow>>(rows: &dyn Fn() -> I, names: &[String]) -> Table {
-    let col_u64 = |g: &dyn Fn(&FlowRow) -> u64| Column::U64(rows().map(|x| g(&x)).collect());
-    let opt_u64 = |g: &dyn Fn(&FlowRow) -> Option<u64>| Column::OptU64(rows().map(|x| g(&x)).collect());
+/// The `flows` table of `rows`. `names`: the hosts' names by host number.
+pub fn flows_table(rows: &[FlowRow], names: &[String]) -> Table {
+    let col_u64 = |g: &dyn Fn(&FlowRow) -> u64| Column::U64(rows.iter().map(g).collect());
+    let opt_u64 = |g: &dyn Fn(&FlowRow) -> Option<u64>| Column::OptU64(rows.iter().map(g).collect());
     let i64_or_none = |v: u32, none: u32| if v == none { -1 } else { v as i64 };
     let mut t = Table::new("flows");
     t.push("flow_id", col_u64(&|x| x.id.0 as u64))
-        .push("src", Column::U32(rows().map(|x| x.src).collect()))
-        .push("dst", Column::U32(rows().map(|x| x.dst).collect()))
-        .push("src_name", Column::Str(rows().map(|x| names[x.src as usize].clone()).collect()))
-        .push("dst_name", Column::Str(rows().map(|x| names[x.dst as usize].clone()).collect()))
+        .push("src", Column::U32(rows.iter().map(|x| x.src).collect()))
+        .push("dst", Column::U32(rows.iter().map(|x| x.dst).collect()))
+        .push("src_name", Column::Str(rows.iter().map(|x| names[x.src as usize].clone()).collect()))
+        .push("dst_name", Column::Str(rows.iter().map(|x| names[x.dst as usize].clone()).collect()))
         // A flow without an end (a long-running flow) has no size.
         .push("size_bytes", opt_u64(&|x| (x.size != u64::MAX).then_some(x.size)))
         .push("start_ps", col_u64(&|x| x.start))
@@ -88,17 +87,17 @@ pub fn flows_table<I: Iterator<Item = FlowRow>>(rows: &dyn Fn() -> I, names: &[S
         .push("finish_ps", opt_u64(&|x| known(x.finish)))
         .push("fct_ps", opt_u64(&|x| x.fct()))
         .push("ideal_fct_ps", col_u64(&|x| x.ideal_fct))
-        .push("slowdown", Column::OptF64(rows().map(|x| x.fct().filter(|_| x.ideal_fct > 0).map(|t| t as f64 / x.ideal_fct as f64)).collect()))
+        .push("slowdown", Column::OptF64(rows.iter().map(|x| x.fct().filter(|_| x.ideal_fct > 0).map(|t| t as f64 / x.ideal_fct as f64)).collect()))
         .push("bytes_acked", col_u64(&|x| x.bytes_acked))
         .push("retx_bytes", col_u64(&|x| x.retx_bytes))
         .push("timeouts", col_u64(&|x| x.timeouts))
         .push("fast_recoveries", col_u64(&|x| x.fast_recoveries))
         .push("nacks", col_u64(&|x| x.nacks))
         .push("nacks_sent", col_u64(&|x| x.nacks_sent))
-        .push("via", Column::I64(rows().map(|x| i64_or_none(x.via, NO_HOST.0)).collect()))
-        .push("incast_id", Column::I64(rows().map(|x| i64_or_none(x.incast, NO_INCAST)).collect()))
-        .push("completed", Column::Bool(rows().map(|x| x.finished()).collect()))
-        .push("measured", Column::Bool(rows().map(|x| x.measured).collect()));
+        .push("via", Column::I64(rows.iter().map(|x| i64_or_none(x.via, NO_HOST.0)).collect()))
+        .push("incast_id", Column::I64(rows.iter().map(|x| i64_or_none(x.incast, NO_INCAST)).collect()))
+        .push("completed", Column::Bool(rows.iter().map(|x| x.finished()).collect()))
+        .push("measured", Column::Bool(rows.iter().map(|x| x.measured).collect()));
     t
 }
 

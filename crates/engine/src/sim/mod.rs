@@ -232,7 +232,7 @@ impl Simulation {
         }
         let rows = w.retired.take();
         let names = results::host_names(w);
-        Some(flow_rows::flows_table(&|| rows.iter().copied(), &names))
+        Some(flow_rows::flows_table(&rows, &names))
     }
 
     /// Flow slots in use or free: what flow state takes, against `world().flows.len()` flows

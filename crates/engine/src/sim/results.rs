@@ -86,7 +86,7 @@ fn flows_table(w: &World, names: &[String]) -> Table {
     let mut rows = Vec::with_capacity(w.retired.rows.len() + w.flows.len());
     rows.extend_from_slice(&w.retired.rows);
     rows.extend(w.flows.enumerate().map(|(id, f)| FlowRow::of(id, f, w.measured(f.start))));
-    flow_rows::flows_table(&|| rows.iter().copied(), names)
+    flow_rows::flows_table(&rows, names)
 }
 
 /// Per-flow totals for the summary: the retired flows' and the live ones'.
