@@ -417,6 +417,11 @@ impl Routes {
         self.ports[(g.start + i) as usize]
     }
 
+    /// The node a packet to `dst` (a host or a static route's column) is delivered at.
+    pub fn target(&self, dst: HostId) -> NodeId {
+        self.host_node[dst.idx()]
+    }
+
     /// The ports a packet with this entropy traverses from host `src` to host `dst`
     /// (following `select`). Empty if `src == dst`; panics if `dst` is unreachable.
     pub fn path(&self, topo: &Topology, src: HostId, dst: HostId, entropy: u32) -> Vec<PortId> {

@@ -448,15 +448,16 @@ impl World {
         let ack = self.transport.ack_bytes;
         // The packets' own rule (static route, NIC and switches by ECMP), so the ideal FCT
         // follows the path the flow takes.
-        let path = self.routes.path(&self.topo, src, self.route_dst(src, dst), entropy);
         let mut rtt = 0;
         let mut bottleneck = u64::MAX;
-        for p in &path {
-            let port = &self.ports[p.idx()];
-            let back = &self.ports[p.idx() ^ 1];
+        // The topology's links, not the ports' state: a link holds both directions' rate
+        // and delay in one cache line, where a port keeps its rate on its third.
+        self.each_hop(src, self.route_dst(src, dst), entropy, |p| {
+            let port = self.topo.port(p);
+            let back = self.topo.port(PortId(p.0 ^ 1));
             rtt += 2 * port.delay_ps + serialization_ps(first_packet, port.rate_bps) + serialization_ps(ack, back.rate_bps);
             bottleneck = bottleneck.min(port.rate_bps);
-        }
+        });
         (rtt, bottleneck)
     }
 

@@ -234,10 +234,13 @@ impl World {
     /// Propagation RTT x slowest rate of the path from `src` to `dst`, in bytes (the
     /// IMC '24 dumbbell: 30 us x 10 Gb/s = 37,500 B).
     fn propagation_bdp(&self, src: HostId, dst: HostId) -> u64 {
-        let path = self.routes.path(&self.topo, src, self.route_dst(src, dst), 0);
-        let rtt: u128 = path.iter().map(|p| 2 * self.ports[p.idx()].delay_ps as u128).sum();
-        let rate = path.iter().map(|p| self.ports[p.idx()].rate_bps).min().unwrap_or(0) as u128;
-        (rtt * rate / 8 / crate::units::PS_PER_SEC as u128) as u64
+        let (mut rtt, mut rate) = (0u128, None::<u64>);
+        self.each_hop(src, self.route_dst(src, dst), 0, |p| {
+            let port = self.topo.port(p);
+            rtt += 2 * port.delay_ps as u128;
+            rate = Some(rate.map_or(port.rate_bps, |r| r.min(port.rate_bps)));
+        });
+        (rtt * rate.unwrap_or(0) as u128 / 8 / crate::units::PS_PER_SEC as u128) as u64
     }
 
     /// `remember = "mean_cwnd"`: brings the cwnd integral of connection `f` (of a
