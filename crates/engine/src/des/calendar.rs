@@ -33,6 +33,28 @@ struct Entry<T> {
     value: T,
 }
 
+/// Buckets at least this long are sorted by radix (`Calendar::sort_ready`); shorter ones by
+/// comparison, which is faster there.
+const RADIX_MIN: usize = 512;
+
+/// One stable counting pass: `from` into `to`, ordered by the key's byte at bit `at`.
+fn radix_pass<T: Copy>(from: &[Entry<T>], to: &mut [Entry<T>], at: u32) {
+    let digit = |e: &Entry<T>| ((e.key >> at) & 0xff) as usize;
+    let mut start = [0u32; 256];
+    for e in from {
+        start[digit(e)] += 1;
+    }
+    let mut sum = 0;
+    for c in &mut start {
+        (*c, sum) = (sum, sum + *c);
+    }
+    for e in from {
+        let d = digit(e);
+        to[start[d] as usize] = *e;
+        start[d] += 1;
+    }
+}
+
 /// A far-heap entry: the heap orders by (key, push number).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Far<T> {
@@ -93,6 +115,8 @@ pub struct Calendar<T> {
     /// a radix heap would not do).
     far: BinaryHeap<Reverse<Far<T>>>,
     far_seq: u64,
+    /// The second buffer of `sort_ready`'s passes, kept between buckets.
+    radix_scratch: Vec<Entry<T>>,
     /// Bucket changes, the entries they served, and the pushes into the bucket being
     /// served, since the width was last looked at.
     advances: u32,
@@ -120,6 +144,7 @@ impl<T: Copy + Ord> Calendar<T> {
             head: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
+            radix_scratch: Vec::new(),
             advances: 0,
             served: 0,
             pushed_here: 0,
@@ -184,7 +209,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.serve_slot(slot);
         }
         self.pull_far();
-        self.ready.sort_by_key(|e| e.key);
+        self.sort_ready();
         self.pad();
     }
 
@@ -218,6 +243,30 @@ impl<T: Copy + Ord> Calendar<T> {
             }
         } else {
             self.push_far(e);
+        }
+    }
+
+    /// Sorts the bucket about to be served by time, equal times in push order. Every entry
+    /// there has the same bucket number (`key >> shift`), so a long bucket of narrow width
+    /// is sorted by its keys' low 16 bits in two stable counting passes of a byte each: at
+    /// thousands of entries a bucket (a k = 32 fat-tree at 100 Gb/s) the comparison sort
+    /// was a tenth of the run.
+    fn sort_ready(&mut self) {
+        let n = self.ready.len();
+        if n < RADIX_MIN || self.shift > 16 {
+            self.ready.sort_by_key(|e| e.key);
+            return;
+        }
+        debug_assert!(self.ready.iter().all(|e| e.key >> self.shift == self.cur), "a bucket holds one bucket number");
+        if self.radix_scratch.len() < n {
+            self.radix_scratch.resize(n, self.ready[0]);
+        }
+        let (ready, scratch) = (&mut self.ready[..n], &mut self.radix_scratch[..n]);
+        radix_pass(ready, scratch, 0);
+        if self.shift > 8 {
+            radix_pass(scratch, ready, 8);
+        } else {
+            ready.copy_from_slice(scratch);
         }
     }
 
@@ -354,7 +403,7 @@ impl<T: Copy + Ord> Calendar<T> {
             }
             self.pull_far();
             if !self.ready.is_empty() {
-                self.ready.sort_by_key(|e| e.key);
+                self.sort_ready();
                 return true;
             }
         }
@@ -437,7 +486,7 @@ impl<T: Copy + Ord> Calendar<T> {
             self.place(e);
         }
         self.pull_far();
-        self.ready.sort_by_key(|e| e.key);
+        self.sort_ready();
         self.pad();
     }
 

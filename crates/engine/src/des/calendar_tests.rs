@@ -85,6 +85,53 @@ fn pops_in_time_then_push_order() {
     assert!(reference.is_empty());
 }
 
+/// Buckets of hundreds of entries, as in a large fabric at 100 Gb/s: they are sorted by
+/// radix (one pass of a byte at widths up to 2^8 ps, two up to 2^16) and take entries
+/// pushed into them while they are served. Many equal times, so a pass that is not stable,
+/// or an insert before an equal, shows.
+#[test]
+fn dense_buckets_pop_in_time_then_push_order() {
+    for shift in [6, 13, 16] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(shift as u64);
+        let mut cal = Calendar::new(shift, 4, u64::MAX);
+        let width = 1u64 << shift;
+        let mut reference = Vec::new();
+        let (mut seq, mut now) = (0u64, 0u64);
+        let mut radix_buckets = 0;
+        for round in 0..300 {
+            for _ in 0..rng.gen_range(0..400) {
+                // A few distinct times per bucket, so most entries tie with others.
+                let key = now + rng.gen_range(0..40) * width / 16 + rng.gen_range(0..2);
+                cal.push(key, seq);
+                reference.push((key, seq));
+                seq += 1;
+            }
+            reference.sort();
+            for _ in 0..rng.gen_range(0..400) {
+                if cal.head == cal.ready.len() && cal.ready.len() >= RADIX_MIN {
+                    radix_buckets += 1;
+                }
+                let Some(got) = cal.pop() else { break };
+                let want = reference.remove(0);
+                assert_eq!(got, want, "width 2^{shift} ps, round {round}");
+                now = got.0;
+                // The next entries of the bucket, as the run loop peeks them.
+                for k in 0..PAD {
+                    let (i, peeked) = (cal.head + k, cal.peek_ahead(k));
+                    if i < cal.ready.len() {
+                        assert_eq!(peeked, reference[k].1, "peek {k} after {got:?}");
+                    }
+                }
+            }
+        }
+        while let Some(got) = cal.pop() {
+            assert_eq!(got, reference.remove(0));
+        }
+        assert!(reference.is_empty());
+        assert!(radix_buckets > 10, "width 2^{shift}: {radix_buckets} long buckets");
+    }
+}
+
 /// A bounded pop leaves the cursor at or before the limit: what the caller pushes after
 /// it, between the limit and the next entry, still comes out first (it once waited a
 /// revolution of the wheel and came out after later entries).
