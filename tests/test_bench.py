@@ -130,6 +130,25 @@ def test_k32_is_judged_as_a_share_of_k16() -> None:
     assert lines == ["(d) against (c): 0.50x the packet-hops/s (median runs; fastest runs 0.80x): [red]FAIL[/] (>= 0.8x)"]
 
 
+def test_k32_is_set_against_k16_at_its_own_load_without_a_target() -> None:
+    from fanin import bench
+    from fanin.bench import scale_lines
+
+    # (d16) is (c)'s network for (d)'s time, with (d)'s 8,192 flows: eight permutations.
+    c, d, d16 = (Scenario.load(BENCH_DIR / CASES[k].file).to_dict() for k in ("c", "d", "d16"))
+    assert d16["topology"] == c["topology"] and d16["duration"] == d["duration"]
+    assert [w["kind"] for w in d16["workload"]] == ["permutation"] * 8 and d["topology"]["k"] ** 3 // 4 == 8 * 16**3 // 4
+    row = lambda hops, wall: {"summary": {"wall_s": wall, "packet_hops": hops}, "fastest_wall_s": wall, "repeats": 1}  # noqa: E731
+    rows = [(CASES["c"], row(20e6, 1.0)), (CASES["d"], row(10e6, 1.0)), (CASES["d16"], row(10e6, 1.0))]
+    assert scale_lines(rows) == [
+        "(d) against (c): 0.50x the packet-hops/s: [red]FAIL[/] (>= 0.8x)",
+        "(d) against (d16): 1.00x the packet-hops/s",
+    ]
+    # The verdict on (d) stays the one against (c); (d16) has no target of its own.
+    assert bench._target(CASES["d"]) == ">= 0.8x (c)'s Mhops/s (below)" and bench._target(CASES["d16"]) == "no target"
+    assert not bench._share_met(CASES["d"], rows) and bench._share_met(CASES["d16"], rows)
+
+
 def test_combine_keeps_the_fastest_run_loop() -> None:
     from fanin.bench import combine
 
