@@ -21,7 +21,8 @@
 //! to a new bucket for almost every event (-10% instructions on `fanin bench` (a)). Every
 //! `RETUNE_ADVANCES` bucket changes, or sooner if pushes keep landing in the bucket being
 //! served, the width moves toward 6 to 16 pushes per bucket (never below its starting
-//! width) and every entry is placed again. Pop order is (time, sequence) whatever the
+//! width, unless a bucket holds over a thousand: then toward 512) and every entry is placed
+//! again. Pop order is (time, sequence) whatever the
 //! width, so retuning never changes a run.
 
 use std::cmp::Reverse;
@@ -74,11 +75,18 @@ const RETUNE_ADVANCES: u32 = 4096;
 /// 8 was worse on Fig 10.
 const SPARSE: u64 = 6;
 const DENSE: u64 = 16;
-/// Buckets at most 2^30 ps (1 ms) wide, at most 2^20 slots. They never become narrower
-/// than the width the calendar starts with: narrower buckets mean more slots, whose scattered
-/// storage costs a dense run (a k = 16 fat-tree) more in cache misses than sorting saves.
+/// Buckets at most 2^30 ps (1 ms) wide, at most 2^20 slots. They become narrower than the
+/// width the calendar starts with only when `CROWDED`: narrower buckets mean more slots,
+/// whose scattered storage costs a dense run (a k = 16 fat-tree) more in cache misses than
+/// sorting saves.
 const MAX_SHIFT: u32 = 30;
 pub(super) const MAX_SLOTS_LOG2: u32 = 20;
+/// Above this many entries a bucket, the width goes below the starting one (down to
+/// `NARROWEST_SHIFT`): an entry pushed into the bucket being served moves the ones after it,
+/// hundreds of them in a k = 32 fat-tree at 100 Gb/s (about 2,000 a bucket of 8 ns; halved,
+/// its Poisson run's loop took 2.5-4% less time).
+const CROWDED: u64 = 1024;
+const NARROWEST_SHIFT: u32 = 10;
 /// The fewest slots a wheel has (a revolution of small buckets still spans a link's delay).
 pub(super) const MIN_SLOTS_LOG2: u32 = 10;
 
@@ -415,7 +423,8 @@ impl<T: Copy + Ord> Calendar<T> {
     #[cold]
     #[inline(never)]
     fn crowded(&mut self) {
-        if self.shift > self.min_shift {
+        let per_bucket = self.served.wrapping_add(self.head as u64) / self.advances.max(1) as u64;
+        if self.shift > self.min_shift || (per_bucket > CROWDED && self.shift > NARROWEST_SHIFT) {
             self.retune();
         } else {
             self.restart_counts();
@@ -442,6 +451,12 @@ impl<T: Copy + Ord> Calendar<T> {
             (self.shift + step, slots_log2.saturating_sub(step).max(MIN_SLOTS_LOG2.min(slots_log2)))
         } else if per_bucket > DENSE && self.shift > self.min_shift {
             let step = (per_bucket / 4).ilog2().min(self.shift - self.min_shift);
+            (self.shift - step, (slots_log2 + step).min(MAX_SLOTS_LOG2))
+        } else if per_bucket > CROWDED && self.shift > NARROWEST_SHIFT {
+            // Below the starting width, but only toward `CROWDED / 2` a bucket: what a
+            // push into the bucket being served moves halves with the width, and the radix
+            // sort still takes the buckets.
+            let step = (per_bucket / (CROWDED / 2)).ilog2().min(self.shift - NARROWEST_SHIFT);
             (self.shift - step, (slots_log2 + step).min(MAX_SLOTS_LOG2))
         } else {
             return;

@@ -221,6 +221,36 @@ fn retunes_to_the_density_and_keeps_the_order() {
     }
 }
 
+/// Thousands of entries a bucket narrow the buckets below the starting width, toward
+/// `CROWDED / 2` a bucket and never below `NARROWEST_SHIFT`; hundreds leave the starting
+/// width as it is. The pop order holds through it.
+#[test]
+fn a_crowded_calendar_narrows_below_its_starting_width() {
+    // (ps between entries on average, entries pending, the width it settles at)
+    for (gap, pending, settles) in [(2u64, 20_000u64, 10u32), (32, 2_000, 13)] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(gap);
+        let mut cal = Calendar::new(13, 10, u64::MAX);
+        cal.retune_every = 8;
+        let mut reference = std::collections::BTreeSet::new();
+        let (mut now, mut seq) = (0u64, 0u64);
+        for _ in 0..100_000 {
+            while (reference.len() as u64) < pending {
+                let key = now + rng.gen_range(0..pending * gap);
+                cal.push(key, seq);
+                reference.insert((key, seq));
+                seq += 1;
+            }
+            let got = cal.pop().unwrap();
+            assert_eq!(got, reference.pop_first().unwrap(), "{gap} ps apart");
+            now = got.0;
+        }
+        assert_eq!(cal.shift(), settles, "{} entries a starting bucket", (1u64 << 13) / gap);
+        while let Some(got) = cal.pop() {
+            assert_eq!(got, reference.pop_first().unwrap());
+        }
+    }
+}
+
 /// A density just under `SPARSE` per bucket doubles the width once, and the doubled width
 /// (just under twice as dense, below `DENSE`) stays: no narrowing back and forth.
 #[test]
