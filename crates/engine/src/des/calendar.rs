@@ -25,6 +25,7 @@
 //! again. Pop order is (time, sequence) whatever the
 //! width, so retuning never changes a run.
 
+use super::bucket_sort;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -34,27 +35,9 @@ struct Entry<T> {
     value: T,
 }
 
-/// Buckets at least this long are sorted by radix (`Calendar::sort_ready`); shorter ones by
+/// Buckets at least this long are sorted by radix (`bucket_sort`); shorter ones by
 /// comparison, which is faster there.
 const RADIX_MIN: usize = 512;
-
-/// One stable counting pass: `from` into `to`, ordered by the key's byte at bit `at`.
-fn radix_pass<T: Copy>(from: &[Entry<T>], to: &mut [Entry<T>], at: u32) {
-    let digit = |e: &Entry<T>| ((e.key >> at) & 0xff) as usize;
-    let mut start = [0u32; 256];
-    for e in from {
-        start[digit(e)] += 1;
-    }
-    let mut sum = 0;
-    for c in &mut start {
-        (*c, sum) = (sum, sum + *c);
-    }
-    for e in from {
-        let d = digit(e);
-        to[start[d] as usize] = *e;
-        start[d] += 1;
-    }
-}
 
 /// A far-heap entry: the heap orders by (key, push number).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -254,28 +237,15 @@ impl<T: Copy + Ord> Calendar<T> {
         }
     }
 
-    /// Sorts the bucket about to be served by time, equal times in push order. Every entry
-    /// there has the same bucket number (`key >> shift`), so a long bucket of narrow width
-    /// is sorted by its keys' low 16 bits in two stable counting passes of a byte each: at
-    /// thousands of entries a bucket (a k = 32 fat-tree at 100 Gb/s) the comparison sort
-    /// was a tenth of the run.
+    /// Sorts the bucket about to be served by time, equal times in push order: a long
+    /// bucket of narrow width by radix on the low bits every entry does not share.
     fn sort_ready(&mut self) {
-        let n = self.ready.len();
-        if n < RADIX_MIN || self.shift > 16 {
+        if self.ready.len() < RADIX_MIN || self.shift > bucket_sort::MAX_BITS {
             self.ready.sort_by_key(|e| e.key);
             return;
         }
         debug_assert!(self.ready.iter().all(|e| e.key >> self.shift == self.cur), "a bucket holds one bucket number");
-        if self.radix_scratch.len() < n {
-            self.radix_scratch.resize(n, self.ready[0]);
-        }
-        let (ready, scratch) = (&mut self.ready[..n], &mut self.radix_scratch[..n]);
-        radix_pass(ready, scratch, 0);
-        if self.shift > 8 {
-            radix_pass(scratch, ready, 8);
-        } else {
-            ready.copy_from_slice(scratch);
-        }
+        bucket_sort::sort_by_low_bits(&mut self.ready, &mut self.radix_scratch, self.shift, |e| e.key);
     }
 
     /// Appends to a wheel bucket, giving it spare storage first if it has none.
@@ -423,8 +393,7 @@ impl<T: Copy + Ord> Calendar<T> {
     #[cold]
     #[inline(never)]
     fn crowded(&mut self) {
-        let per_bucket = self.served.wrapping_add(self.head as u64) / self.advances.max(1) as u64;
-        if self.shift > self.min_shift || (per_bucket > CROWDED && self.shift > NARROWEST_SHIFT) {
+        if self.shift > self.min_shift || (self.per_bucket() > CROWDED && self.shift > NARROWEST_SHIFT) {
             self.retune();
         } else {
             self.restart_counts();
@@ -438,7 +407,7 @@ impl<T: Copy + Ord> Calendar<T> {
         // Counting what the current bucket served so far (a crowded bucket may never end).
         let served = self.served.wrapping_add(self.head as u64);
         let advances = self.advances.max(1) as u64;
-        let per_bucket = served / advances;
+        let per_bucket = self.per_bucket();
         self.restart_counts();
         let slots_log2 = (self.mask + 1).trailing_zeros();
         let (shift, slots_log2) = if per_bucket < SPARSE && self.shift < MAX_SHIFT {
@@ -462,6 +431,11 @@ impl<T: Copy + Ord> Calendar<T> {
             return;
         };
         self.rebuild(shift, slots_log2);
+    }
+
+    /// Entries served per bucket change since the counts restarted, the current bucket's too.
+    fn per_bucket(&self) -> u64 {
+        self.served.wrapping_add(self.head as u64) / self.advances.max(1) as u64
     }
 
     fn restart_counts(&mut self) {

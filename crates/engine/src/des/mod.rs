@@ -3,6 +3,7 @@
 //! Ordering guarantee: events pop in time order; events with equal time pop in the order
 //! they were scheduled. Runs are therefore a pure function of the scenario and seed.
 
+mod bucket_sort;
 mod calendar;
 
 pub use calendar::Calendar;

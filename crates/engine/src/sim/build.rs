@@ -413,18 +413,6 @@ impl World {
         (t.base_rtt.unwrap_or(intra), t.base_rtt_inter.unwrap_or(inter))
     }
 
-    /// The base RTT (a full data packet out, an ACK back, every hop) and the slowest rate
-    /// of a connection's path, through its relay if it has one.
-    pub(super) fn path_rtt(&self, src: HostId, dst: HostId, via: HostId, entropy: u32) -> (Time, u64) {
-        let full = self.transport.wire_bytes(self.transport.mss());
-        if via == NO_HOST {
-            return self.base_rtt_and_bottleneck(src, dst, full, entropy);
-        }
-        let (a, ra) = self.base_rtt_and_bottleneck(src, via, full, entropy);
-        let (b, rb) = self.base_rtt_and_bottleneck(via, dst, full, entropy);
-        (a + b, ra.min(rb))
-    }
-
     /// Applies the transport settings given in multiples of the path's BDP or base RTT.
     fn scale_to_path(&self, sender: &mut Sender, src: HostId, dst: HostId, via: HostId, entropy: u32) {
         let ps = &self.transport.path_scaled;
@@ -440,49 +428,6 @@ impl World {
         let min_rto = ps.min_rto_rtts.map_or(sender.rtt.min_rto, scaled);
         let initial = ps.initial_rto_rtts.map_or(sender.rto(), scaled);
         sender.set_rto_bounds(min_rto, initial.max(min_rto));
-    }
-
-    /// One base RTT: a first data packet out and its ACK back, store-and-forward at every hop.
-    /// Also returns the path's slowest rate.
-    pub(super) fn base_rtt_and_bottleneck(&self, src: HostId, dst: HostId, first_packet: u64, entropy: u32) -> (Time, u64) {
-        let ack = self.transport.ack_bytes;
-        // The packets' own rule (static route, NIC and switches by ECMP), so the ideal FCT
-        // follows the path the flow takes.
-        let mut rtt = 0;
-        let mut bottleneck = u64::MAX;
-        // The topology's links, not the ports' state: a link holds both directions' rate
-        // and delay in one cache line, where a port keeps its rate on its third.
-        self.each_hop(src, self.route_dst(src, dst), entropy, |p| {
-            let port = self.topo.port(p);
-            let back = self.topo.port(PortId(p.0 ^ 1));
-            rtt += 2 * port.delay_ps + serialization_ps(first_packet, port.rate_bps) + serialization_ps(ack, back.rate_bps);
-            bottleneck = bottleneck.min(port.rate_bps);
-        });
-        (rtt, bottleneck)
-    }
-
-    /// The unloaded FCT: one base RTT plus every byte serialized at the path's slowest
-    /// link (the first packet's serialization there is in both, so it is counted once).
-    fn ideal_fct(&self, src: HostId, dst: HostId, size: u64, entropy: u32) -> Time {
-        let t = &self.transport;
-        let first = t.wire_bytes(size.min(t.mss()));
-        let (rtt, bottleneck) = self.base_rtt_and_bottleneck(src, dst, first, entropy);
-        // The base RTT already serializes the first packet at the bottleneck.
-        rtt - serialization_ps(first, bottleneck) + serialization_ps(t.flow_wire_bytes(size), bottleneck)
-    }
-
-    /// All senders' bytes (`bytes[i]` from `senders[i]`) through the receiver's link, plus
-    /// one base RTT.
-    fn ideal_incast(&self, senders: &[HostId], receiver: HostId, bytes: &[u64]) -> Time {
-        let t = &self.transport;
-        let (Some(&s0), Some(&b0)) = (senders.first(), bytes.first()) else { return 0 };
-        let first = t.wire_bytes(b0.min(t.mss()));
-        let (rtt, _) = self.base_rtt_and_bottleneck(s0, receiver, first, 0);
-        // Every link into the receiver (one but for a host with several NICs).
-        let node = self.topo.hosts[receiver.idx()];
-        let downlink = self.topo.ports().filter(|(_, p)| p.to == node).map(|(_, p)| p.rate_bps).sum();
-        let wire: u64 = bytes.iter().map(|&b| t.flow_wire_bytes(b)).sum();
-        rtt - serialization_ps(first, downlink) + serialization_ps(wire, downlink)
     }
 }
 

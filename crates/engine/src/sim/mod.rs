@@ -12,6 +12,7 @@ mod icon;
 pub mod memory;
 mod crossings;
 pub mod partition;
+mod paths;
 mod pipeline;
 mod prefetch;
 mod proxy;
@@ -257,41 +258,7 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::HostId;
     use crate::metrics::table::Column;
-
-    /// The walk the ideal FCT and the propagation BDP take (`World::each_hop`: NIC, then
-    /// the `Fib`) crosses the ports `Routes::path` lists, for every pair of hosts and
-    /// several entropies: ECMP in a fat-tree, hosts with several NICs (Superways links, a
-    /// LAG), a Jellyfish, and a static route with its reverse.
-    #[test]
-    fn each_hop_walks_the_routes_path() {
-        let flow = "[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h1\"\nbytes = \"1500B\"\n";
-        let leaf_spine = "[topology]\nkind = \"leaf_spine\"\nleaves = 3\nspines = 2\nhosts_per_leaf = 3\n";
-        let scenarios = [
-            include_str!("../../tests/fixtures/fat_tree_k4_permutation.toml").to_string(),
-            format!("name = \"sw\"\n{leaf_spine}[topology.superways]\nservers = [{{ server = \"h1\", links = 2 }}, {{ server = 4, links = 2, spines = [1, 1] }}]\n{flow}"),
-            format!("name = \"jf\"\n[topology]\nkind = \"jellyfish\"\nleaves = 8\nhosts_per_leaf = 2\nleaf_ports = 3\n{flow}"),
-            format!("name = \"pin\"\n{leaf_spine}[[routing.static]]\nsrc = \"h0\"\ndst = \"h8\"\nvia = [\"leaf0\", \"spine1\", \"leaf2\"]\n{flow}"),
-        ];
-        for toml in &scenarios {
-            let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
-            let mut sim = Simulation::new(&spec).unwrap();
-            let w = sim.whole_mut();
-            let hosts = w.topo.hosts.len() as u32;
-            let mut walked = 0;
-            for (src, dst) in (0..hosts).flat_map(|a| (0..hosts).map(move |b| (HostId(a), HostId(b)))) {
-                for entropy in [0, 1, 0x9e37_79b9, u32::MAX] {
-                    let col = w.route_dst(src, dst);
-                    let mut hops = Vec::new();
-                    w.each_hop(src, col, entropy, |p| hops.push(p));
-                    assert_eq!(hops, w.routes.path(&w.topo, src, col, entropy), "{}: h{} -> h{}, entropy {entropy}", spec.name, src.0, dst.0);
-                    walked += hops.len();
-                }
-            }
-            assert!(walked > 0);
-        }
-    }
 
     /// Prefetching is only a hint: whether the loop prefetches nothing, packets only, or
     /// packets and ports, and when it starts to, no result changes.

@@ -423,31 +423,6 @@ impl World {
         self.host_nic[src.idx()]
     }
 
-    /// Visits the ports a packet from `src` to `dst` (a routing destination) with this
-    /// entropy crosses, by the rule packets follow: its NIC (`nic`), then each switch's
-    /// forwarding choice. The same ports as `Routes::path`, without building a list, and
-    /// through the `Fib`'s folded rows: a flow made during a run (Poisson arrivals) walks
-    /// its path for its ideal FCT, and the unfolded rows (2.6 MB at k = 32) missed the
-    /// cache at every hop.
-    pub(super) fn each_hop(&self, src: HostId, dst: HostId, entropy: u32, mut visit: impl FnMut(PortId)) {
-        let target = self.routes.target(dst);
-        if self.topo.hosts[src.idx()] == target {
-            return;
-        }
-        let mut p = self.nic(src, dst, entropy);
-        loop {
-            visit(p);
-            let node = self.topo.port(p).to;
-            if node == target {
-                return;
-            }
-            p = match &self.fib {
-                Some(fib) => fib.select(node, dst, entropy),
-                None => self.routes.select(node, dst, entropy),
-            };
-        }
-    }
-
     /// The destination column packets from `src` to `dst` carry: `dst`, unless a static
     /// route covers the pair (build time only).
     pub(super) fn route_dst(&self, src: HostId, dst: HostId) -> HostId {
