@@ -125,3 +125,29 @@ def test_bench_rejects_unknown_names() -> None:
     r = fanin_cli("bench", "--only", "a,zz")
     assert r.returncode == 2
     assert_one_clean_line(r.stderr)
+
+
+def _commands(cmd: Any, path: str = "fanin") -> Any:
+    """Every command under `cmd` (click objects), with the words that call it."""
+    yield path, cmd
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from _commands(sub, f"{path} {name}")
+
+
+def test_help_texts_print_every_word() -> None:
+    """Typer reads help as rich markup, so a bracketed word such as `[partition]` vanished
+    from `fanin run --help` unless escaped (`\\[partition]`)."""
+    import typer
+    from rich.text import Text
+
+    from fanin.cli import app
+
+    seen = 0
+    for where, cmd in _commands(typer.main.get_command(app)):
+        texts = [(f"{where}: its help", cmd.help or "")]
+        texts += [(f"{where} {p.name}", getattr(p, "help", None) or "") for p in cmd.params]
+        for what, text in texts:
+            wanted = text.replace("\\[", "[")
+            assert Text.from_markup(text).plain == wanted, f"{what} prints {Text.from_markup(text).plain!r}"
+            seen += "[" in wanted
+    assert seen >= 4, "the bracketed help texts this test was written for are gone"

@@ -75,7 +75,7 @@ def run_cmd(
     plot: Annotated[Path | None, typer.Option(help="also write a figure to this PNG: slowdown by flow size for a mix of flows, else the queue and per-flow FCT")] = None,
     data_dir: DataDirOption = None,
     set_: SetOption = None,
-    threads: Annotated[int, typer.Option(help="threads for a multi_dc run, cut per datacenter, or a run cut by [partition] (the same tables for every number)")] = 1,
+    threads: Annotated[int, typer.Option(help="threads for a multi_dc run, cut per datacenter, or a run cut by \\[partition] (the same tables for every number)")] = 1,
 ) -> None:
     """Run a scenario and write its results to a directory."""
     from fanin.overrides import parse_assignments

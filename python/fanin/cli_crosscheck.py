@@ -66,13 +66,13 @@ def imc24(
 
 @crosscheck_app.command("tcp")
 def tcp(
-    cc: Annotated[str | None, typer.Option("--cc", help="comma-separated: newreno, dctcp [all]")] = None,
+    cc: Annotated[str | None, typer.Option("--cc", help="comma-separated: newreno, dctcp \\[all]")] = None,
     n: Annotated[str | None, typer.Option("--n", help="incast senders, comma-separated [8,32,64,128]")] = None,
     buffer: Annotated[str | None, typer.Option("--buffer", help="drop-tail buffer in packets [50,200,400]")] = None,
     size: Annotated[str | None, typer.Option("--size", help="bytes per sender [64KiB,1MiB]")] = None,
     delay: Annotated[str | None, typer.Option("--delay", help="one-way delay per link in us [2,10,25]")] = None,
     flows: Annotated[str | None, typer.Option("--flows", help="long flows of the steady-state rows [2,10,40]")] = None,
-    kind: Annotated[str | None, typer.Option("--kind", help="comma-separated: incast, steady [both]")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="comma-separated: incast, steady \\[both]")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="a small subset (options given still apply)")] = False,
     ns3_dctcp: Annotated[
         str, typer.Option("--ns3-dctcp", help="ns-3's DCTCP: floored (1-MSS floor) or mainline")

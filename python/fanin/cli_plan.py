@@ -72,7 +72,7 @@ def plan_tables(plan: Plan, degrees: dict[str, int]) -> tuple[Table, Table]:
 
 @plan_app.command("place")
 def place_cmd(
-    apps_file: Annotated[Path, typer.Argument(metavar="APPS.toml", help="[parameters] and [[app]] tables")],
+    apps_file: Annotated[Path, typer.Argument(metavar="APPS.toml", help="\\[parameters] and \\[\\[app]] tables")],
     json_out: JsonOption = False,
 ) -> None:
     """Place incast apps with the paper's heuristic (Eq. 1-8, PACK_LEAF, PACK_SPINE): servers,
