@@ -60,6 +60,43 @@ def test_the_history_appends_one_line_per_run_and_returns_the_previous(tmp_path)
     assert second["rows"]["a"]["mhops_per_s"] == pytest.approx(12.5)
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("garbage\n", "line 1 is not a bench history entry"),
+        ('{"build": "abc", "date": "d", "rows": {}}\n\n[1, 2]\n', "line 3 is not a bench history entry"),
+        ('{"x": 1}\n', "line 1 is not a bench history entry"),
+        (None, "is a directory"),
+    ],
+)
+def test_a_history_that_is_not_one_is_refused_before_any_run(tmp_path, monkeypatch, content, says) -> None:
+    from fanin import bench
+
+    path = tmp_path / "bench.jsonl"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_text(content)
+    ran = []
+    monkeypatch.setattr(bench, "run_case", lambda case: ran.append(case))
+    with pytest.raises(ValueError, match=f"--json: .*{says}"):
+        bench.main(only="a", history=path)
+    assert ran == [], "nothing runs"
+    if content is not None:
+        assert path.read_text() == content, "the file is left as it was"
+
+
+def test_the_only_option_names_every_scenario() -> None:
+    import typer
+
+    from fanin.bench import CASES
+    from fanin.cli import app
+
+    bench_cmd = typer.main.get_command(app).commands["bench"]  # type: ignore[attr-defined]
+    only = next(p for p in bench_cmd.params if p.name == "only")
+    assert only.help.split(": ")[-1].split(",") == list(CASES)
+
+
 def test_the_comparison_shows_the_change_against_the_previous_entry() -> None:
     from rich.console import Console
 

@@ -306,11 +306,33 @@ def history_entry(rows: list[tuple[Case, dict[str, Any] | None]], build: str, da
     return {"build": build, "date": date, "rows": figures}
 
 
+class HistoryError(ValueError):
+    """A history file that cannot be read as one, or written."""
+
+
 def read_history(path: Path) -> list[dict[str, Any]]:
-    """The entries of a history file (none if it does not exist yet)."""
+    """The entries of a history file (none if it does not exist yet). Checked before the
+    bench runs, so a file that is not a history costs no run (``HistoryError``)."""
+    if path.is_dir():
+        raise HistoryError(f"{path} is a directory")
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HistoryError(f"{path} cannot be read ({e})") from None
+    entries = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entry = None
+        if not (isinstance(entry, dict) and {"build", "date"} <= entry.keys() and isinstance(entry.get("rows"), dict)):
+            raise HistoryError(f"{path} line {n} is not a bench history entry (a JSON object with build, date and rows)")
+        entries.append(entry)
+    return entries
 
 
 def append_history(path: Path, entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -436,6 +458,11 @@ def main(
         raise _bad(fail, f"--compare: unknown simulator {compare!r} (allowed: ns3)")
     if bad:
         raise _bad(fail, f"--only: unknown scenario {', '.join(bad)} (allowed: {', '.join(CASES)})")
+    if history is not None:
+        try:
+            read_history(Path(history))
+        except HistoryError as e:
+            raise _bad(fail, f"--json: {e}") from None
     if compare == "ns3" and "a" not in keys:
         keys.insert(0, "a")
     ready = [k for k in keys if available(CASES[k])]
