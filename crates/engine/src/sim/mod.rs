@@ -13,6 +13,7 @@ pub mod memory;
 mod crossings;
 pub mod partition;
 mod paths;
+mod grid;
 mod pipeline;
 mod prefetch;
 mod proxy;

@@ -49,7 +49,7 @@ use std::sync::Mutex;
 
 use super::crossings::{Crossings, Mailbox};
 use super::flow::Flow;
-use super::pipeline::{Grid, DC_GRID, POD_GRID};
+use super::grid::{Grid, DC_GRID, POD_GRID};
 use super::prefetch::prefetch;
 use super::world::{World, LEAVES, REMOTE};
 use crate::des::{Event, EventKind};

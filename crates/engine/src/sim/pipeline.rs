@@ -1,7 +1,7 @@
 //! How the partitions of a run advance (issue 23): windows on a fixed grid, each partition a
 //! few windows ahead of the others at most, meeting at no global barrier inside an epoch.
 //!
-//! The grid (`Grid`) cuts time into windows of `lookahead / windows_per_lookahead`. A
+//! The grid (`Grid`, `grid.rs`) cuts time into windows of `lookahead / windows_per_lookahead`. A
 //! partition runs its window `k` once every other partition has finished window
 //! `k - 1 - slack`; before it does, it takes in the packets the others sent it in windows up
 //! to then, by source partition, window, and the order they started. A packet sent in window
@@ -26,31 +26,6 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use super::partition::Partitioned;
 use super::world::World;
 use crate::units::Time;
-
-/// How a cut run's time is gridded: windows per lookahead, and how many windows a partition
-/// may run ahead of the others (`slack`, less than `windows_per_lookahead`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Grid {
-    pub windows_per_lookahead: u64,
-    pub slack: u64,
-}
-
-/// Per datacenter: windows of 1/8 of the WAN's lookahead (110 us for Uno), a slack of two.
-pub(super) const DC_GRID: Grid = Grid { windows_per_lookahead: 8, slack: 2 };
-/// By pod, whose 1 us links make windows of nanoseconds: what a window costs besides its
-/// events weighs more there than the slack gains, so windows are twice as long (250 ns) and
-/// the slack one (bench (c2): 0.306 -> 0.282 s, medians of 3; docs/performance.md).
-pub(super) const POD_GRID: Grid = Grid { windows_per_lookahead: 4, slack: 1 };
-// A window shorter than the lookahead is what lets the sending side of a link between
-// partitions run no arrivals there (`partition.rs`, "A link between partitions").
-const _: () = assert!(DC_GRID.holds() && POD_GRID.holds());
-
-impl Grid {
-    /// Windows shorter than the lookahead, and a slack below their number.
-    const fn holds(self) -> bool {
-        self.windows_per_lookahead > 1 && self.slack < self.windows_per_lookahead
-    }
-}
 
 /// An epoch's end waits for the slowest partition's last windows (up to `slack` + 1 of
 /// them): Fig 10 on two threads ran 3% faster with epochs of 512 windows than of 64, and a
