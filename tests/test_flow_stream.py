@@ -3,10 +3,12 @@ rows go to Parquet as the run goes; the rows equal those of a run that keeps eve
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import pytest
 
 import fanin
 from conftest import fanin_cli
@@ -81,3 +83,21 @@ def test_fanin_run_writes_the_streamed_table_into_its_result(tmp_path: Path) -> 
     assert pq.ParquetFile(tmp_path / "res" / "flows.parquet").metadata.num_rows == 40_245
     # The file streamed beside the result is gone.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["res", "s.toml"]
+
+
+def test_a_file_for_a_scenario_that_does_not_stream_is_warned_about(tmp_path: Path) -> None:
+    short = {**POISSON, "workload": [{**POISSON["workload"][0], "stop": "1ms"}]}
+    path = tmp_path / "flows.parquet"
+    with pytest.warns(UserWarning, match=r'does not stream its flows \(\[record\] flows = "stream"\)'):
+        r = fanin.run(Scenario.from_dict({**short, "record": {"flows": True}}), flows_to=path)
+    assert not path.exists() and len(r.flows) == r.summary["flows"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fanin.run(Scenario.from_dict({**short, "record": {"flows": "stream"}}), flows_to=path)
+    assert path.exists()
+    # `fanin run` streams only a streaming scenario, so it has nothing to warn about (here
+    # one without a [record] table at all).
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(Scenario.from_dict(short).to_toml())
+    cli = fanin_cli("run", str(scenario), "-o", str(tmp_path / "res"), "--quiet")
+    assert cli.returncode == 0 and cli.stderr == "", cli.stderr

@@ -80,17 +80,19 @@ def run_cmd(
     """Run a scenario and write its results to a directory."""
     from fanin.overrides import parse_assignments
     from fanin.results import headline, unfinished
-    from fanin.run import run
+    from fanin.run import run, streams_flows
+    from fanin.scenario import Scenario
 
     with user_errors():
         overrides = parse_assignments(set_ or [])
         check_replaceable(output)  # before a long run, not after it
         # A streaming scenario's flows go to disk as the run goes, beside the result.
+        streams = streams_flows(Scenario.load(scenario, data_dirs=data_dirs(data_dir), set=overrides))
         streamed = output.parent / f".{output.name}.{os.getpid()}.flows.parquet"
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", UserWarning)
-                results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, threads=threads, flows_to=streamed)
+                results = run(scenario, progress=not quiet, seed=seed, data_dirs=data_dirs(data_dir), set=overrides, threads=threads, flows_to=streamed if streams else None)
             for w in caught:
                 err.print(f"[yellow]warning:[/] {escape(str(w.message))}", soft_wrap=True)
             results.to_parquet(output)

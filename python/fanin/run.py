@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
@@ -27,6 +28,11 @@ ProgressFn = Callable[[int, "int | None"], None]
 def scenario_hash(toml_text: str, seed: int) -> str:
     """sha256 of the scenario text followed by ``"\\nseed = <seed>\\n"``: what determines a result."""
     return hashlib.sha256(f"{toml_text}\nseed = {seed}\n".encode()).hexdigest()
+
+
+def streams_flows(scenario: Scenario) -> bool:
+    """Whether a run of ``scenario`` hands its flow rows out as it goes."""
+    return scenario.get("record.flows", None) == "stream"
 
 
 def _as_scenario(
@@ -111,8 +117,8 @@ def run(
     on one thread as on many, with tables of its own (docs/scenario.md). A run that cannot
     be cut runs on one thread and warns when more were asked.
     A scenario with ``[record] flows = "stream"`` frees each flow once it has finished and
-    hands its row out as the run goes: with ``flows_to`` (a ``.parquet`` path, used only
-    then) the rows are appended there and ``results.flows`` reads the file; without, they are
+    hands its row out as the run goes: with ``flows_to`` (a ``.parquet`` path; for a scenario
+    that does not stream, a warning and nothing written) the rows are appended there and ``results.flows`` reads the file; without, they are
     kept as Arrow (about 100 bytes a flow instead of the flow's state). Streamed rows come in the order
     flows finished, then the flows left at the end: sort by ``flow_id`` for id order.
     The GIL is released while the engine runs; Ctrl-C interrupts between chunks.
@@ -130,6 +136,12 @@ def run(
         scenario.validate(memory_limit=limit)  # the engine's defaults, under this run's limit
     name, actual_seed = scenario.name, scenario.seed
     engine_text, files = scenario.engine_input()
+    if flows_to is not None and not streams_flows(scenario):
+        warnings.warn(
+            f"flows_to={os.fspath(flows_to)!r}: this scenario does not stream its flows "
+            '([record] flows = "stream"), so nothing is written there; the flows table is in the results',
+            stacklevel=2,
+        )
 
     bar = _RichProgress(name) if progress is True else None
     callback: ProgressFn | None = bar if bar is not None else (progress if callable(progress) else None)
