@@ -307,7 +307,7 @@ def history_entry(rows: list[tuple[Case, dict[str, Any] | None]], build: str, da
 
 
 class HistoryError(ValueError):
-    """A history file that cannot be read as one, or written."""
+    """A file that is not a bench history, or cannot be read."""
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
