@@ -133,10 +133,13 @@ def test_two_thread_rows_are_their_one_thread_rows_on_two_threads() -> None:
         c1, c2 = CASES[one], CASES[two]
         assert (c2.file, c2.needs, c1.threads, c2.threads) == (c1.file, c1.needs, 1, 2)
     assert CASES["g"].file.endswith("uno/scenarios/uno.toml")
-    # (c2) is (c) cut by pod on two threads: the same scenario but for its [partition].
-    c, c2 = (Scenario.load(BENCH_DIR / CASES[k].file).to_dict() for k in ("c", "c2"))
-    assert c2.pop("partition") == {"by": "pod", "parts": 2} and (c2.pop("name"), c.pop("name")) and c2 == c
-    assert (CASES["c"].threads, CASES["c2"].threads) == (1, 2)
+    # (c2) and (d2) are (c) and (d) cut by pod on two threads: the same scenarios but for
+    # their [partition].
+    for one, two in (("c", "c2"), ("d", "d2")):
+        whole, cut = (Scenario.load(BENCH_DIR / CASES[k].file).to_dict() for k in (one, two))
+        assert cut.pop("partition") == {"by": "pod", "parts": 2}
+        assert cut.pop("name") != whole.pop("name") and cut == whole
+        assert (CASES[one].threads, CASES[two].threads) == (1, 2)
     row = lambda wall, fastest=None, n=1: {"summary": {"wall_s": wall}, "fastest_wall_s": fastest or wall, "repeats": n}  # noqa: E731
     e, e2, g, g2 = (CASES[k] for k in ("e", "e2", "g", "g2"))
     assert speedup_lines([(e, row(1.8)), (e2, row(1.0))]) == ["(e2) against (e): 1.80x the run-loop speed on 2 threads"]

@@ -3,8 +3,8 @@
 (a) 64-to-1 DCTCP incast, 1 MB per sender, 10 Gbit/s star; (b) k = 8 fat-tree permutation,
 5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms; (d) k = 32 fat-tree permutation
 of 8192 flows, 0.5 ms; (d16) the k = 16 fat-tree with (d)'s 8192 flows (eight
-permutations), 0.5 ms; (c2) (c) cut into two parts of whole pods (``[partition]``) on 2
-threads, with tables of its own; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
+permutations), 0.5 ms; (c2) and (d2) (c) and (d) cut into two parts of whole pods
+(``[partition]``) on 2 threads, with tables of their own; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
 thread; it needs the Uno artifact's matrix, else the row is not available); (e2) the same
 on 2 threads, one partition per datacenter (identical results); (f) a 99,999-to-1 incast on
 a 100,000-host star; (g) and (g2) Uno's Fig 10 scenario itself (the catalog's
@@ -73,6 +73,8 @@ CASES: dict[str, Case] = {
         # Issue 23: k = 32 at 0.8x k = 16's speed, judged under the table (`SCALE_PAIRS`).
         Case("d", "d_fattree32.toml", "fat-tree k=32", "k=32 fat-tree permutation (8192 flows), 0.5 ms", None),
         # Issue 23: (c)'s network with (d)'s load, so that (d) against it is the fabric's cost.
+        # Issue 23: (d) cut by pod as (c2) cuts (c): what a second core gives beyond L3.
+        Case("d2", "d2_fattree32_pods.toml", "k=32 by pod 2 thr", "(d) cut into two parts of whole pods, on 2 threads", None, threads=2),
         Case("d16", "d16_fattree16_8192_flows.toml", "k=16, (d)'s load", "k=16 fat-tree, 8 permutations (8192 flows), 0.5 ms", None),
         Case("e", "e_uno_two_dc.toml", "Uno 2 DCs", "Uno two-datacenter scenario (Fig 10, 200 flows), 1 thread", None, UNO_MATRIX),
         # Issue 23: the same run on two threads, one partition per datacenter.
@@ -85,7 +87,7 @@ CASES: dict[str, Case] = {
 }
 
 # Each two-thread row, the one-thread row it is timed against, and the speed-up asked.
-PAIRS = (("c", "c2", None), ("e", "e2", None), ("g", "g2", TWO_THREAD_SPEEDUP))
+PAIRS = (("c", "c2", None), ("d", "d2", None), ("e", "e2", None), ("g", "g2", TWO_THREAD_SPEEDUP))
 # Each larger network's row, the smaller one its packet-hops/s are set against, and the
 # share asked (None: shown without a target). (d) against (d16) is k = 32 against k = 16
 # at the same 8,192 flows; against (c), at eight times (c)'s.

@@ -139,7 +139,7 @@ def schema() -> None:
 @app.command()
 def bench(
     compare: Annotated[str | None, typer.Option(help="also run scenario (a) in another simulator: ns3")] = None,
-    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c,c2,d,d16,e,e2,f,g,g2")] = None,
+    only: Annotated[str | None, typer.Option(help="comma-separated subset of the scenarios: a,b,c,c2,d,d2,d16,e,e2,f,g,g2")] = None,
     repeat: Annotated[int, typer.Option(help="runs of each scenario; the table shows the median and the range")] = 3,
     json_history: Annotated[
         Path | None,
