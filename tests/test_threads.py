@@ -157,3 +157,23 @@ def test_a_cut_that_cannot_be_made_names_the_field(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert one_line(r.stderr) == "error: partition.by: [record] queue, rate and window series are not partitioned yet"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_cut_by_pod_streams_the_same_file_on_1_and_2_threads(tmp_path: Path) -> None:
+    # Poisson arrivals, each flow retired at an epoch's end once its packets are gone: the
+    # streamed file is the same on any number of threads, and holds the kept table's rows.
+    poisson = PODS.replace('kind = "permutation"\nbytes = "100KB"', 'kind = "poisson"\nload = 0.5\nsizes = "loguniform 2KB 50KB"\nstop = "5ms"')
+    poisson = poisson.replace('limit = "10pkt"', 'limit = "100pkt"')  # no losses: flows end within microseconds
+    path = tmp_path / "stream.toml"
+    path.write_text(poisson.replace("flows = true", 'flows = "stream"'))
+    for threads in ("1", "2"):
+        r = fanin_cli("run", str(path), "-o", str(tmp_path / threads), "-q", "--threads", threads)
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == ""
+    assert files(tmp_path / "2") == files(tmp_path / "1")
+    kept = fanin.run(fanin.Scenario.from_toml(poisson), threads=2)
+    streamed = fanin.Results.from_parquet(tmp_path / "1")
+    assert streamed.summary["flow_slots"] < len(kept.flows) / 20, streamed.summary["flow_slots"]
+    assert not streamed.flows["flow_id"].is_monotonic_increasing  # in the order flows left
+    by_id = streamed.flows.sort_values("flow_id").reset_index(drop=True)
+    assert len(kept.flows) > 400 and by_id.equals(kept.flows)

@@ -85,16 +85,28 @@ fn without_wall(r: &Results) -> Vec<(String, u64)> {
 /// Runs the streaming scenario taking rows every `budget` retired flows; returns the rows
 /// in chunks, the final results, and the most flow slots the run ever held.
 fn streamed(budget: usize) -> (Vec<Table>, Results, usize) {
-    let mut sim = Simulation::new(&spec("flows = \"stream\"")).unwrap();
+    streamed_on(Simulation::new(&spec("flows = \"stream\"")).unwrap(), budget, u64::MAX)
+}
+
+/// `sim` run to the end in steps of `step_ps`, its rows taken every `budget` retired flows:
+/// the chunks, the final results, the most flow slots held.
+fn streamed_on(mut sim: Simulation, budget: usize, step_ps: u64) -> (Vec<Table>, Results, usize) {
     assert!(sim.streams_flows());
     sim.hand_out_flows_every(budget);
     let mut chunks = Vec::new();
-    let mut slots = 0;
-    while !sim.run_until(u64::MAX) {
+    let (mut slots, mut t) = (0, 0u64);
+    loop {
+        // A return to hand out rows comes before the step's end: the same step again.
+        if sim.now_ps() >= t {
+            t = t.saturating_add(step_ps);
+        }
+        let done = sim.run_until(t);
         slots = slots.max(sim.flow_slots());
         chunks.extend(sim.take_flow_rows());
+        if done {
+            break;
+        }
     }
-    slots = slots.max(sim.flow_slots());
     (chunks, sim.finish(), slots)
 }
 
@@ -163,4 +175,63 @@ fn an_unknown_flows_choice_is_named() {
     assert_eq!(e.path, "record.flows");
     assert_eq!(e.allowed, ["stream"]);
     assert!(e.to_string().contains("unknown value `later`"), "{e}");
+}
+
+/// The same Poisson run cut into two parts of whole pods (`[partition]`): its flows are
+/// retired at epochs' ends, when the parts together know that none of a flow's packets is
+/// left. Its rows, sorted by flow id, are the cut run's kept table, and come in the same
+/// chunks, in the same order, on one thread or three and whatever the caller's steps.
+#[test]
+fn a_cut_run_streams_its_rows_in_the_same_order_on_any_thread_count() {
+    let cut = |record: &str| spec(&format!("{record}\n[partition]\nby = \"pod\"\nparts = 2"));
+    let mut kept = Simulation::with_threads(&cut("flows = true"), 2).unwrap();
+    assert_eq!(kept.partitions(), 2);
+    assert!(!kept.streams_flows());
+    kept.run();
+    let kept = kept.finish();
+    let flows = kept.table("flows").unwrap().rows();
+
+    let stream = cut("flows = \"stream\"");
+    let run = |threads: usize, step_ps: u64| streamed_on(Simulation::with_threads(&stream, threads).unwrap(), 500, step_ps);
+    let (chunks, last, slots) = run(1, u64::MAX);
+    assert!(chunks.len() >= flows / 1000 && chunks.iter().all(|c| c.rows() >= 500), "{:?}", chunks.iter().map(Table::rows).collect::<Vec<_>>());
+    let mut all = None;
+    for c in chunks.iter().cloned() {
+        append(&mut all, c);
+    }
+    append(&mut all, last.table("flows").unwrap().clone());
+    let all = all.unwrap();
+    assert_eq!(all.rows(), flows);
+    assert!(by_id(&all) == by_id(kept.table("flows").unwrap()), "streamed rows differ from the cut run's kept table");
+    let Some(Column::U64(ids)) = all.column("flow_id") else { panic!() };
+    assert!(ids.windows(2).any(|w| w[0] > w[1]), "rows come in the order flows were retired");
+    for name in ["ports", "incasts"] {
+        assert!(last.table(name) == kept.table(name), "table {name} differs");
+    }
+    let mut summary = without_wall(&last);
+    summary.retain(|(k, _)| k != "flow_slots");
+    assert_eq!(summary, without_wall(&kept));
+    assert!(slots < flows / 20, "{slots} flow slots for {flows} flows");
+
+    for (threads, step_ps) in [(2, u64::MAX), (3, 37_000_000), (2, 13_300_000_000)] {
+        let (other, other_last, other_slots) = run(threads, step_ps);
+        assert!(other == chunks, "{threads} threads in steps of {step_ps} ps streamed other chunks");
+        assert!(without_wall(&other_last) == without_wall(&last) && other_last.tables == last.tables);
+        assert_eq!(other_slots, slots);
+    }
+}
+
+#[test]
+fn a_run_cut_per_datacenter_streams_whole() {
+    // Its streamed rows would come in another order than the whole run's, whose tables a
+    // cut per datacenter must give: it stays whole and says why.
+    let two_dcs = POISSON.replace(
+        "kind = \"fat_tree\"\nk = 4\n",
+        "kind = \"multi_dc\"\npreset = \"uno\"\n",
+    );
+    let s = parse_scenario(&format!("{two_dcs}[record]\nflows = \"stream\"\n"), &|_: &str| Err("no files".into())).unwrap_or_else(|e| panic!("{e}"));
+    let sim = Simulation::with_threads(&s, 2).unwrap();
+    assert_eq!(sim.partitions(), 1);
+    assert!(sim.streams_flows());
+    assert_eq!(sim.whole_because(), Some("streamed flows tables are cut by pod only, not per datacenter"));
 }

@@ -430,6 +430,9 @@ impl World {
             self.close_at_receiver(f);
         }
         self.measured_flow_finished(f);
+        if self.retire {
+            self.note_finished(f);
+        }
         self.done = !self.has_work();
     }
 

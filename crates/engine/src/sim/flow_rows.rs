@@ -158,6 +158,11 @@ impl super::world::World {
     /// have done on the finished flow.
     #[inline(never)]
     pub(super) fn retire_if_done(&mut self, f: FlowId) {
+        // A partition cannot tell alone; its run retires flows at epochs' ends
+        // (`partition_stream.rs`).
+        if self.partition.is_some() {
+            return;
+        }
         let flow = &self.flows[f.idx()];
         if flow.retired || !flow.finished() || flow.in_net != 0 || flow.dack_armed {
             return;

@@ -10,6 +10,7 @@
 
 use super::flow::Flow;
 use super::flow::IncastRecord;
+use super::pipeline::STREAMING_EPOCH_PS;
 use crate::metrics::hosts::Bin;
 use crate::net::PortState;
 use crate::routing::TableShape;
@@ -74,17 +75,21 @@ pub fn estimate(spec: &ValidSpec) -> Vec<Need> {
 }
 
 /// The flows' state. A streaming run (`[record] flows = "stream"`) keeps only the flows alive
-/// at once, plus 4 bytes a flow for its id's slot; its rows leave as it goes.
+/// at once, plus 4 bytes a flow for its id's slot; its rows leave as it goes. Cut by pod,
+/// every part holds every flow, and a finished one until its epoch ends.
 fn flow_need(spec: &ValidSpec, flows: u64) -> Need {
     let flow_bytes = std::mem::size_of::<Flow>() as u64;
+    let parts = spec.partition.map_or(1, |p| p.parts as u64);
     if !spec.record.stream_flows || !only_poisson_flows(spec) {
-        return Need { field: "workload", what: format!("{flows} flows"), bytes: flows.saturating_mul(flow_bytes) };
+        let bytes = flows.saturating_mul(flow_bytes).saturating_mul(parts);
+        return Need { field: "workload", what: format!("{flows} flows"), bytes };
     }
-    let live = live_poisson_flows(spec).min(flows);
+    let wait_ps = if parts > 1 { STREAMING_EPOCH_PS as f64 } else { 0.0 };
+    let live = live_poisson_flows(spec, wait_ps).min(flows);
     Need {
         field: "workload",
         what: format!("{flows} flows streamed, about {live} alive at once"),
-        bytes: live.saturating_mul(flow_bytes).saturating_add(flows.saturating_mul(4)),
+        bytes: live.saturating_mul(flow_bytes).saturating_add(flows.saturating_mul(4)).saturating_mul(parts),
     }
 }
 
@@ -99,8 +104,9 @@ fn only_poisson_flows(spec: &ValidSpec) -> bool {
 const LIFE_ALLOWANCE_PS: f64 = 100.0 * PS_PER_US as f64;
 
 /// The flows alive at once (Little's law: arrival rate x life), with twice the life a
-/// flow of the mean size has at its host's rate, slowed by the load as in an M/M/1 queue.
-fn live_poisson_flows(spec: &ValidSpec) -> u64 {
+/// flow of the mean size has at its host's rate, slowed by the load as in an M/M/1 queue,
+/// plus `wait_ps` a finished flow may wait to be retired.
+fn live_poisson_flows(spec: &ValidSpec, wait_ps: f64) -> u64 {
     let live: f64 = spec
         .workloads
         .iter()
@@ -112,7 +118,7 @@ fn live_poisson_flows(spec: &ValidSpec) -> u64 {
             let per_s = p.load * p.capacity_bps / 8.0 / p.sizes.mean();
             let host_bps = p.capacity_bps / p.hosts.len() as f64;
             let send_ps = p.sizes.mean() * 8.0 / host_bps * PS_PER_SEC as f64 / (1.0 - p.load.min(0.99));
-            per_s * 2.0 * (send_ps + LIFE_ALLOWANCE_PS) / PS_PER_SEC as f64
+            per_s * (2.0 * (send_ps + LIFE_ALLOWANCE_PS) + wait_ps) / PS_PER_SEC as f64
         })
         .sum();
     if live.is_finite() {

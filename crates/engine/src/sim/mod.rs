@@ -12,6 +12,7 @@ mod icon;
 pub mod memory;
 mod crossings;
 pub mod partition;
+mod partition_stream;
 mod paths;
 mod grid;
 mod pipeline;
@@ -210,30 +211,48 @@ impl Simulation {
     }
 
     /// Whether finished flows leave memory as the run goes (`[record] flows = "stream"`, in
-    /// a scenario that allows it: see `World::can_retire`). Such a run is never partitioned.
+    /// a scenario that allows it: see `World::can_retire`). Only a cut by pod partitions
+    /// such a run (`partition_stream.rs`).
     pub fn streams_flows(&self) -> bool {
-        matches!(&self.engine, Engine::Whole(w) if w.retire)
+        match &self.engine {
+            Engine::Whole(w) => w.retire,
+            Engine::Parts(p) => p.stream.is_some(),
+            _ => false,
+        }
     }
 
     /// Streaming: `run_until` also returns (not over) once `rows` finished flows' rows wait,
     /// for the caller to take with `take_flow_rows`. Without a caller taking rows, they all
     /// come in the `flows` table at the end.
     pub fn hand_out_flows_every(&mut self, rows: usize) {
-        if let Engine::Whole(w) = &mut self.engine {
-            w.retired.budget = rows.max(1);
-        }
+        let retired = match &mut self.engine {
+            Engine::Whole(w) => &mut w.retired,
+            Engine::Parts(p) => match &mut p.stream {
+                Some(s) => &mut s.retired,
+                None => return,
+            },
+            _ => return,
+        };
+        retired.budget = rows.max(1);
     }
 
     /// The rows of the flows retired since the last time, in the order they were retired,
     /// once there are `hand_out_flows_every` of them (`None` before: Parquet row groups stay
     /// large). The final `flows` table holds the rest and the flows alive at the end.
     pub fn take_flow_rows(&mut self) -> Option<Table> {
-        let Engine::Whole(w) = &mut self.engine else { return None };
-        if !w.retired.ready {
+        let retired = match &mut self.engine {
+            Engine::Whole(w) => &mut w.retired,
+            Engine::Parts(p) => &mut p.stream.as_mut()?.retired,
+            _ => return None,
+        };
+        if !retired.ready {
             return None;
         }
-        let rows = w.retired.take();
-        let names = results::host_names(w);
+        let rows = retired.take();
+        let names = match &self.engine {
+            Engine::Parts(p) => results::host_names(p.first()),
+            _ => results::host_names(self.world()),
+        };
         Some(flow_rows::flows_table(&rows, &names))
     }
 

@@ -49,11 +49,12 @@ use std::sync::Mutex;
 
 use super::crossings::{Crossings, Mailbox};
 use super::flow::Flow;
+use super::flow_rows::Retired;
 use super::grid::{Grid, DC_GRID, POD_GRID};
 use super::prefetch::prefetch;
 use super::world::{World, LEAVES, REMOTE};
 use crate::des::{Event, EventKind};
-use crate::ids::PortId;
+use crate::ids::{FlowId, PortId};
 use crate::packet::{Fifo, Packet, PacketKind, PacketRef, NIL};
 use crate::topology::NO_DC;
 use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
@@ -95,6 +96,9 @@ pub(super) struct Side {
     /// Whether each window's CPU time is read (`Partitioned::time_windows`): two system
     /// calls a window, 5-7% of a fat-tree cut by pod in windows of 125 ns.
     timed: bool,
+    /// A streaming run: the flows (by slot) whose senders here finished them since the last
+    /// epoch's end, in order (`partition_stream.rs` retires them).
+    pub(super) finished: Vec<FlowId>,
 }
 
 /// How a run is cut.
@@ -108,12 +112,22 @@ pub struct Plan {
 /// `Side::leads_to` of a port that does not leave the partition.
 const STAYS: u32 = u32::MAX;
 
+/// A streaming partitioned run's retirement (`partition_stream.rs`).
+#[derive(Default)]
+pub(super) struct Stream {
+    /// Finished flows (by slot) some of whose packets were still in the network at the last
+    /// epoch's end, oldest first.
+    pub waiting: Vec<FlowId>,
+    /// Rows of the flows retired and not taken yet, and the totals of all.
+    pub retired: Retired,
+}
+
 impl Plan {
-    fn sender_part(&self, w: &World, f: &Flow) -> usize {
+    pub(super) fn sender_part(&self, w: &World, f: &Flow) -> usize {
         self.part_of_node[w.topo.hosts[f.src.idx()].idx()] as usize
     }
 
-    fn receiver_part(&self, w: &World, f: &Flow) -> usize {
+    pub(super) fn receiver_part(&self, w: &World, f: &Flow) -> usize {
         self.part_of_node[w.topo.hosts[f.dst.idx()].idx()] as usize
     }
 }
@@ -127,6 +141,11 @@ pub fn plan(w: &World) -> Result<Plan, String> {
     let parts = top as usize + 1;
     if parts < 2 {
         return Err("the topology has one datacenter".into());
+    }
+    // A streamed flows table comes in the order flows left, which a run cut per datacenter
+    // would change; it must equal the whole run's, so such a run stays whole.
+    if w.retire {
+        return Err("streamed flows tables are cut by pod only, not per datacenter".into());
     }
     let part_of_node = w.topo.nodes.iter().map(|n| if n.dc == NO_DC { 0 } else { n.dc }).collect();
     cut(w, part_of_node, parts, DC_GRID)
@@ -172,9 +191,6 @@ fn unsupported(w: &World) -> Option<&'static str> {
         (w.shared.is_some(), "shared switch buffers"),
         (w.has_relays || !w.proxy_turns.is_empty() || w.flows.iter().any(|f| f.feeds != super::flow::NO_FLOW), "proxies"),
         (w.transport.icon.is_some(), "ICON"),
-        // A streamed flow is retired once none of its packets is left in the network,
-        // which a flow across datacenters spreads over two partitions.
-        (w.retire, "streamed flows tables"),
     ];
     checks.into_iter().find(|c| c.0).map(|c| c.1)
 }
@@ -209,7 +225,20 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
     // A transmission on a link marked `LEAVES` goes to `leave_partition`.
     w.nic_work = true;
     let part_of_host = w.topo.hosts.iter().map(|h| plan.part_of_node[h.idx()]).collect();
-    w.partition = Some(Box::new(Side { leads_to, busy_leaving: Vec::new(), listed: vec![false; w.ports.len()], outbox: (0..plan.parts).map(|_| Crossings::default()).collect(), stub, me: me as u32, part_of_host, replicas: 0, next_leaving: None, log: Vec::new(), timed: false }));
+    w.partition = Some(Box::new(Side {
+        leads_to,
+        busy_leaving: Vec::new(),
+        listed: vec![false; w.ports.len()],
+        outbox: (0..plan.parts).map(|_| Crossings::default()).collect(),
+        stub,
+        me: me as u32,
+        part_of_host,
+        replicas: 0,
+        next_leaving: None,
+        log: Vec::new(),
+        timed: false,
+        finished: Vec::new(),
+    }));
 }
 
 impl World {
@@ -362,7 +391,13 @@ pub struct Partitioned {
     pub(super) next: Vec<AtomicU64>,
     /// The window the current epoch ends before, once it is open.
     pub(super) epoch_end: Option<u64>,
+    /// Windows an epoch lasts (`pipeline.rs`; shorter when flows stream, since they are
+    /// retired at epochs' ends).
+    pub(super) epoch_windows: u64,
     pub(super) end: Time,
+    /// Streaming (`[record] flows = "stream"`): finished flows waiting for their last
+    /// packets, and the retired flows' rows (`partition_stream.rs`).
+    pub(super) stream: Option<Stream>,
 }
 
 /// How evenly a partitioned run's work falls: windows run, and events and thread CPU time
@@ -396,7 +431,9 @@ impl Partitioned {
         let window = (plan.lookahead / plan.grid.windows_per_lookahead).max(1);
         let mail = (0..n * n).map(|_| Mutex::default()).collect();
         let next = (0..n).map(|_| AtomicU64::new(0)).collect();
-        Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, end })
+        let stream = parts[0].retire.then(Stream::default);
+        let epoch_windows = super::pipeline::epoch_windows(window, stream.is_some());
+        Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, epoch_windows, end, stream })
     }
 
     pub fn parts(&self) -> usize {
@@ -459,7 +496,7 @@ impl Partitioned {
     /// flow's sender half from its source's and receiver half from its destination's, the
     /// counters summed. Only for results: its packets are not its own.
     pub fn merge(self) -> World {
-        let Partitioned { mut parts, plan, .. } = self;
+        let Partitioned { mut parts, plan, stream, .. } = self;
         // Copies: Poisson arrivals drawn by all.
         let replicas: u64 = parts.iter().map(|w| w.partition.as_ref().map_or(0, |s| s.replicas)).sum();
         let mut rest = parts.split_off(1);
@@ -470,7 +507,12 @@ impl Partitioned {
                 std::mem::swap(&mut w.ports[i], &mut rest[from - 1].ports[i]);
             }
         }
-        for f in 0..w.flows.len() {
+        // By slot: a streaming run's retired flows (the same slots in every partition) are
+        // rows already.
+        for f in 0..w.flows.slots() {
+            if w.flows[f].retired {
+                continue;
+            }
             let (s, d) = (plan.sender_part(&w, &w.flows[f]), plan.receiver_part(&w, &w.flows[f]));
             if s != 0 {
                 std::mem::swap(&mut w.flows[f], &mut rest[s - 1].flows[f]);
@@ -507,6 +549,9 @@ impl Partitioned {
         // As a whole run's flag: set when a flow finished with nothing left to do.
         w.done = any_done && !w.has_work();
         w.partition = None;
+        if let Some(stream) = stream {
+            w.retired = stream.retired;
+        }
         w
     }
 }
