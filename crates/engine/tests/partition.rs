@@ -210,6 +210,11 @@ fn what_cannot_be_cut_runs_whole_and_says_why() {
     let sim = Simulation::with_threads(&spec(&sampled), 2).unwrap();
     assert_eq!(sim.partitions(), 1);
     assert_eq!(sim.whole_because(), Some("[record] queue, rate and window series are not partitioned yet"));
+    // Per datacenter, windows are an eighth of the WAN's delay: 125 ns at least.
+    let flow = two_dcs("[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h16\"\nbytes = \"10KB\"\n");
+    let short = Simulation::with_threads(&spec(&flow.replace("delay = \"10us\"", "delay = \"999ns\"")), 2).unwrap();
+    assert_eq!(short.whole_because(), Some("links between partitions are shorter than 1 us"));
+    assert_eq!(Simulation::with_threads(&spec(&flow.replace("delay = \"10us\"", "delay = \"1us\"")), 2).unwrap().partitions(), 2);
     let e = Simulation::with_threads(&spec(&sampled), 0).err().expect("0 threads");
     assert_eq!((e.path.as_str(), e.message.as_str()), ("threads", "must be at least 1"));
 }
@@ -296,8 +301,10 @@ fn a_cut_by_pod_names_what_it_cannot_cut() {
     assert_eq!(err(&pods(2, wl).replace("by = \"pod\"", "by = \"dc\"")).0, "partition.by");
     let leaf_spine = pods(2, wl).replace("kind = \"fat_tree\"\nk = 4", "kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 8");
     assert_eq!(err(&leaf_spine), ("partition.by".into(), "needs a topology with pods (fat_tree)".into()));
-    let short = pods(2, wl).replace("fabric_link = { rate = \"10Gbps\", delay = \"1us\" }", "fabric_link = { rate = \"10Gbps\", delay = \"500ns\" }");
-    assert_eq!(err(&short), ("partition.by".into(), "links between partitions are shorter than 1 us".into()));
+    // Windows of a quarter of the links' delay: 125 ns at least.
+    let short = pods(2, wl).replace("fabric_link = { rate = \"10Gbps\", delay = \"1us\" }", "fabric_link = { rate = \"10Gbps\", delay = \"499ns\" }");
+    assert_eq!(err(&short), ("partition.by".into(), "links between partitions are shorter than 500 ns".into()));
+    assert!(Simulation::with_threads(&spec(&short.replace("499ns", "500ns")), 1).is_ok());
     let sampled = pods(2, wl).replace("flows = true\n", "flows = true\nqueues = { interval = \"10us\", ports = \"all\" }\n");
     assert_eq!(err(&sampled), ("partition.by".into(), "[record] queue, rate and window series are not partitioned yet".into()));
     let two = two_dcs("[partition]\nby = \"pod\"\n[[workload]]\nkind = \"flow\"\nsrc = \"h0\"\ndst = \"h16\"\nbytes = \"10KB\"\n");

@@ -60,9 +60,12 @@ use crate::topology::NO_DC;
 use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
 use crate::units::Time;
 
-/// Links between datacenters shorter than this make windows too short to pay for their
-/// synchronisation: such a run stays one partition.
-const MIN_LOOKAHEAD_PS: Time = 1_000_000;
+/// Windows shorter than this cost more in synchronisation than their parts gain: a cut's
+/// links between parts must be at least its grid's windows per lookahead times as long
+/// (1 us per datacenter, 500 ns by pod). A k = 16 fat-tree cut by pod with 500 ns links
+/// (windows of 125 ns) ran 1.4-1.8x faster than whole on two threads, as with 1 us links
+/// (docs/performance.md, stop 44).
+const MIN_WINDOW_PS: Time = 125_000;
 
 /// How many crossings ahead `enter_all` prefetches.
 const ENTER_AHEAD: usize = 4;
@@ -158,7 +161,8 @@ pub fn plan_pods(w: &World, parts: usize) -> Result<Plan, String> {
 }
 
 /// The plan for a cut of the nodes into `parts` partitions, if the run allows it: only
-/// switches may be joined across partitions, by links no shorter than `MIN_LOOKAHEAD_PS`.
+/// switches may be joined across partitions, by links long enough for windows of
+/// `MIN_WINDOW_PS` on `grid`.
 fn cut(w: &World, part_of_node: Vec<u32>, parts: usize, grid: Grid) -> Result<Plan, String> {
     if let Some(what) = unsupported(w) {
         return Err(format!("{what} are not partitioned yet"));
@@ -173,8 +177,10 @@ fn cut(w: &World, part_of_node: Vec<u32>, parts: usize, grid: Grid) -> Result<Pl
         }
         lookahead = lookahead.min(port.delay_ps);
     }
-    if lookahead < MIN_LOOKAHEAD_PS {
-        return Err(format!("links between partitions are shorter than {} us", MIN_LOOKAHEAD_PS / 1_000_000));
+    let least = grid.windows_per_lookahead * MIN_WINDOW_PS;
+    if lookahead < least {
+        let least = if least % 1_000_000 == 0 { format!("{} us", least / 1_000_000) } else { format!("{} ns", least / 1_000) };
+        return Err(format!("links between partitions are shorter than {least}"));
     }
     Ok(Plan { part_of_node, parts, lookahead, grid })
 }
