@@ -10,7 +10,7 @@
 
 use super::flow::Flow;
 use super::flow::IncastRecord;
-use super::pipeline::STREAMING_EPOCH_PS;
+use super::grid::STREAMING_EPOCH_PS;
 use crate::metrics::hosts::Bin;
 use crate::net::PortState;
 use crate::routing::TableShape;

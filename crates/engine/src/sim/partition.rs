@@ -438,7 +438,7 @@ impl Partitioned {
         let mail = (0..n * n).map(|_| Mutex::default()).collect();
         let next = (0..n).map(|_| AtomicU64::new(0)).collect();
         let stream = parts[0].retire.then(Stream::default);
-        let epoch_windows = super::pipeline::epoch_windows(window, stream.is_some());
+        let epoch_windows = super::grid::epoch_windows(window, stream.is_some());
         Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, epoch_windows, end, stream })
     }
 

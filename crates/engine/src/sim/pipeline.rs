@@ -16,7 +16,8 @@
 //! could gain 1.70x from two cores with a barrier per window and 1.93x with this slack
 //! (by the event counts of each window; docs/performance.md).
 //!
-//! Epochs of `EPOCH_WINDOWS` windows end in a barrier (the threads are started per epoch):
+//! Epochs (`grid::epoch_windows`: 512 windows, at most 10 us while flows stream) end in a
+//! barrier (the threads are started per epoch):
 //! there the run skips to the window of the next event anywhere, or ends when nothing is
 //! left. A run in steps (`run_until`) stops each partition at the step's end, mid-window if
 //! need be, and goes on in the same window.
@@ -26,24 +27,6 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use super::partition::Partitioned;
 use super::world::World;
 use crate::units::Time;
-
-/// An epoch's end waits for the slowest partition's last windows (up to `slack` + 1 of
-/// them): Fig 10 on two threads ran 3% faster with epochs of 512 windows than of 64, and a
-/// quiet stretch costs at most one epoch of empty windows (a few microseconds each).
-const EPOCH_WINDOWS: u64 = 512;
-/// A streaming run retires its finished flows at epochs' ends (`partition_stream.rs`), so
-/// its epochs last at most this long: every flow that arrives over an epoch may wait for
-/// its end (10 us of a k = 32 fat-tree's 3 G flows/s: 31,000 flows of 1 KiB in each
-/// partition).
-pub(super) const STREAMING_EPOCH_PS: Time = 10_000_000;
-
-/// Windows of `window` ps an epoch lasts.
-pub(super) fn epoch_windows(window: Time, streaming: bool) -> u64 {
-    match streaming {
-        true => (STREAMING_EPOCH_PS / window).clamp(1, EPOCH_WINDOWS),
-        false => EPOCH_WINDOWS,
-    }
-}
 
 /// What the threads of one epoch share.
 struct Epoch<'a> {
