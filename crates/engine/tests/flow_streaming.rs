@@ -203,6 +203,15 @@ fn a_cut_run_streams_its_rows_in_the_same_order_on_any_thread_count() {
     let all = all.unwrap();
     assert_eq!(all.rows(), flows);
     assert!(by_id(&all) == by_id(kept.table("flows").unwrap()), "streamed rows differ from the cut run's kept table");
+    // The same flows as the uncut run's (the same arrivals, drawn in every part), with the
+    // same unloaded FCTs (each walked in its sender's part only).
+    let mut whole = Simulation::new(&spec("flows = true")).unwrap();
+    whole.run();
+    let (whole, cut) = (by_id(whole.finish().table("flows").unwrap()), by_id(&all));
+    for name in ["flow_id", "src", "dst", "size_bytes", "start_ps", "ideal_fct_ps"] {
+        let col = |t: &[(String, Vec<Option<u64>>)]| t.iter().find(|c| c.0 == name).unwrap().1.clone();
+        assert!(col(&cut) == col(&whole), "{name} differs from the uncut run's");
+    }
     let Some(Column::U64(ids)) = all.column("flow_id") else { panic!() };
     assert!(ids.windows(2).any(|w| w[0] > w[1]), "rows come in the order flows were retired");
     for name in ["ports", "incasts"] {

@@ -250,7 +250,13 @@ fn own(w: &mut World, me: usize, plan: &Plan) {
 impl World {
     /// Whether flow `f` starts in this world: its sender's partition, or a whole run.
     pub(super) fn starts_here(&self, f: crate::ids::FlowId) -> bool {
-        self.partition.as_ref().is_none_or(|s| s.part_of_host[self.flows[f.idx()].src.idx()] == s.me)
+        self.sends_here(self.flows[f.idx()].src)
+    }
+
+    /// Whether host `src`'s flows have their senders here: this partition's host, or a
+    /// whole run (a flow's row is its sender's half, `merge`).
+    pub(super) fn sends_here(&self, src: crate::ids::HostId) -> bool {
+        self.partition.as_ref().is_none_or(|s| s.part_of_host[src.idx()] == s.me)
     }
 
     /// A Poisson arrival: drawn in every partition, counted in the first only.
