@@ -4,8 +4,9 @@
 5 ms; (c) k = 16 fat-tree permutation of 1024 flows, 2 ms; (d) k = 32 fat-tree permutation
 of 8192 flows, 0.5 ms; (d16) the k = 16 fat-tree with (d)'s 8192 flows (eight
 permutations), 0.5 ms; (c2) and (d2) (c) and (d) cut into two parts of whole pods
-(``[partition]``) on 2 threads, with tables of their own; (e) Uno's two-datacenter scenario (Fig 10's 200 flows, one
-thread; it needs the Uno artifact's matrix, else the row is not available); (e2) the same
+(``[partition]``) on 2 threads, with tables of their own; (e) Uno's two-datacenter
+scenario (Fig 10's 200 flows, one thread; it needs the Uno artifact's matrix, else the row
+is not available); (e2) the same
 on 2 threads, one partition per datacenter (identical results); (f) a 99,999-to-1 incast on
 a 100,000-host star; (g) and (g2) Uno's Fig 10 scenario itself (the catalog's
 ``uno.toml``, 5,000 flows) on 1 and 2 threads. Lines under the table give each two-thread
@@ -72,9 +73,9 @@ CASES: dict[str, Case] = {
         Case("c2", "c2_fattree16_pods.toml", "k=16 by pod 2 thr", "(c) cut into two parts of whole pods, on 2 threads", None, threads=2),
         # Issue 23: k = 32 at 0.8x k = 16's speed, judged under the table (`SCALE_PAIRS`).
         Case("d", "d_fattree32.toml", "fat-tree k=32", "k=32 fat-tree permutation (8192 flows), 0.5 ms", None),
-        # Issue 23: (c)'s network with (d)'s load, so that (d) against it is the fabric's cost.
         # Issue 23: (d) cut by pod as (c2) cuts (c): what a second core gives beyond L3.
         Case("d2", "d2_fattree32_pods.toml", "k=32 by pod 2 thr", "(d) cut into two parts of whole pods, on 2 threads", None, threads=2),
+        # Issue 23: (c)'s network with (d)'s load, so that (d) against it is the fabric's cost.
         Case("d16", "d16_fattree16_8192_flows.toml", "k=16, (d)'s load", "k=16 fat-tree, 8 permutations (8192 flows), 0.5 ms", None),
         Case("e", "e_uno_two_dc.toml", "Uno 2 DCs", "Uno two-datacenter scenario (Fig 10, 200 flows), 1 thread", None, UNO_MATRIX),
         # Issue 23: the same run on two threads, one partition per datacenter.

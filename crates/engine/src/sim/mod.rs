@@ -12,6 +12,7 @@ mod icon;
 pub mod memory;
 mod crossings;
 pub mod partition;
+mod partition_merge;
 mod partition_stream;
 mod paths;
 mod grid;
