@@ -49,6 +49,7 @@ use std::sync::Mutex;
 
 use super::crossings::{Crossings, Mailbox};
 use super::flow::Flow;
+use super::flow_rows::Retired;
 use super::grid::{Grid, DC_GRID, POD_GRID};
 use super::prefetch::prefetch;
 use super::world::{World, LEAVES, REMOTE};
@@ -113,6 +114,16 @@ pub struct Plan {
 
 /// `Side::leads_to` of a port that does not leave the partition.
 const STAYS: u32 = u32::MAX;
+
+/// What a streaming cut run keeps between epochs (`partition_stream.rs`).
+#[derive(Default)]
+pub(super) struct Stream {
+    /// Finished flows (by slot) some of whose packets were still in the network at the last
+    /// epoch's end, oldest first.
+    pub(super) waiting: Vec<FlowId>,
+    /// Rows of the flows retired and not taken yet, and the totals of all.
+    pub(super) retired: Retired,
+}
 
 impl Plan {
     /// The partition that runs node `n`.
@@ -403,7 +414,7 @@ pub struct Partitioned {
     pub(super) end: Time,
     /// Streaming (`[record] flows = "stream"`): finished flows waiting for their last
     /// packets, and the retired flows' rows (`partition_stream.rs`).
-    pub(super) stream: Option<super::partition_stream::Stream>,
+    pub(super) stream: Option<Stream>,
 }
 
 /// How evenly a partitioned run's work falls: windows run, and events and thread CPU time
@@ -437,7 +448,7 @@ impl Partitioned {
         let window = (plan.lookahead / plan.grid.windows_per_lookahead).max(1);
         let mail = (0..n * n).map(|_| Mutex::default()).collect();
         let next = (0..n).map(|_| AtomicU64::new(0)).collect();
-        let stream = parts[0].retire.then(super::partition_stream::Stream::default);
+        let stream = parts[0].retire.then(Stream::default);
         let epoch_windows = super::grid::epoch_windows(window, stream.is_some());
         Ok(Partitioned { parts, plan, threads, window, mail, next, epoch_end: None, epoch_windows, end, stream })
     }

@@ -15,20 +15,10 @@
 //! order on any number of threads. That order (epoch by epoch, then partition by partition)
 //! is the cut run's own; sorted by `flow_id` the rows are the cut run's kept table.
 
-use super::flow_rows::{FlowRow, Retired};
+use super::flow_rows::FlowRow;
 use super::partition::Partitioned;
 use super::world::World;
 use crate::ids::FlowId;
-
-/// What a streaming cut run keeps between epochs.
-#[derive(Default)]
-pub(super) struct Stream {
-    /// Finished flows (by slot) some of whose packets were still in the network at the last
-    /// epoch's end, oldest first.
-    pub waiting: Vec<FlowId>,
-    /// Rows of the flows retired and not taken yet, and the totals of all.
-    pub retired: Retired,
-}
 
 impl World {
     /// Flow `f`'s sender here has every byte acknowledged: in a partition of a streaming run,
