@@ -67,9 +67,12 @@ pub struct Packet {
     /// ACK: one SACK block `[sack_start, sack_start + sack_len)` (see [`Packet::sack_end`]).
     pub sack_start: u64,
     pub sack_len: u32,
-    /// On a wire to a switch: the port that switch forwards the packet on, chosen when the
-    /// packet started (routing is fixed), so the arrival can prefetch it an event early.
-    pub hop: u32,
+    /// On a wire to a switch: the port that switch forwards the packet behind this one on,
+    /// chosen when that one started (routing is fixed). The wire's head's is in its arrival
+    /// event, as for `arrive_at`, so the run loop can prefetch the egress port with the
+    /// arriving one, before the packet's own line is in. (In a crossing between partitions:
+    /// the packet's own.)
+    pub next_hop: u32,
     pub flow: FlowId,
     /// Destination host: what switches route on.
     pub dst: HostId,
@@ -104,8 +107,8 @@ impl Packet {
 }
 
 /// The pool: a `Vec` of slots with a free list; grows only while the network fills up.
-/// Slot 0 (`SCRATCH`) is never handed out: the run loop's prefetches read it for
-/// `Event::NONE`, so they need no branch on the event's kind.
+/// Slot 0 (`SCRATCH`) is never handed out: the run loop's prefetches read it for an empty
+/// FIFO (`Fifo::head_or_zero`), so they need no branch on whether a port has packets.
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketRef>,
@@ -171,13 +174,6 @@ impl PacketPool {
         unsafe { self.slots.get_unchecked_mut(r as usize) }
     }
 
-    /// Slot `r`'s `hop`, or 0 past the pool's end (for prefetching: `r` may come from an
-    /// event that is not an arrival).
-    #[inline(always)]
-    pub fn hop(&self, r: PacketRef) -> u32 {
-        self.slots.get(r as usize).map_or(0, |p| p.hop)
-    }
-
     /// The slot the allocation after next will take, if one is free (for prefetching).
     #[inline(always)]
     pub fn free_after_next(&self) -> Option<PacketRef> {
@@ -209,6 +205,13 @@ impl Fifo {
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.head == NIL
+    }
+
+    /// The head, or the pool's scratch slot if empty (a prefetch target chosen without a
+    /// branch).
+    #[inline(always)]
+    pub fn head_or_zero(&self) -> PacketRef {
+        if self.is_empty() { SCRATCH } else { self.head }
     }
 
     #[inline(always)]

@@ -1,5 +1,5 @@
 //! Packets go where routing says. A packet's egress port at each switch is chosen when it
-//! starts towards that switch and carried with it (`Packet::hop`); here every port a k = 4
+//! starts towards that switch and carried in its arrival event; here every port a k = 4
 //! fat-tree's permutation traffic used must lie on some flow's ECMP path (data one way,
 //! ACKs back on the same entropy), and every such port must have carried packets.
 

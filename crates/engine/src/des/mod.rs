@@ -79,7 +79,7 @@ pub struct Event(u64);
 impl Event {
     /// No event (what [`Schedule::peek_ready`] gives when it has none at hand): of no kind,
     /// so neither an arrival nor a timer the run loop would act on; its port and index are
-    /// 0, so prefetching for it touches port 0 and the pool's scratch slot.
+    /// 0, so prefetching for it touches port 0 (as the arriving and the egress port).
     pub const NONE: Event = Event(0xFF << 56);
 
     #[inline(always)]
@@ -92,11 +92,12 @@ impl Event {
         Event(((kind as u64) << 56) | (((generation & 0xFF_FFFF) as u64) << 32) | index as u64)
     }
 
-    /// An arrival of packet `packet` at the far end of `port` (ports are below 2^24).
+    /// An arrival of the head of `port`'s wire at its far end, which forwards it on port
+    /// `hop` (a switch; a host ignores it). Ports are below 2^24.
     #[inline(always)]
-    pub fn arrival(port: u32, packet: u32) -> Self {
+    pub fn arrival(port: u32, hop: u32) -> Self {
         debug_assert!(port < 1 << 24);
-        Event(((EventKind::Arrive as u64) << 56) | ((port as u64) << 32) | packet as u64)
+        Event(((EventKind::Arrive as u64) << 56) | ((port as u64) << 32) | hop as u64)
     }
 
     /// The 24-bit field: the port of an arrival.

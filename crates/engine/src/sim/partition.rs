@@ -273,7 +273,7 @@ impl World {
 
     /// A packet starts on `port`, a link leaving the partition (from `transmit`): the far
     /// side gets a copy with its arrival time.
-    pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef) {
+    pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef, hop: u32) {
         let side = self.partition.as_mut().expect("only a partition has links that leave it");
         let to = side.leads_to[port.idx()];
         debug_assert!(to != STAYS);
@@ -282,7 +282,8 @@ impl World {
             side.busy_leaving.push(port);
         }
         let p = &mut self.ports[port.idx()];
-        let pkt = *self.pool.get(r);
+        // The crossing carries its own egress port at the far switch.
+        let pkt = Packet { next_hop: hop, ..*self.pool.get(r) };
         // An ACK's row of extra blocks is written, and read, only when its first block is
         // not empty (`send_ack`, `sacks_of`).
         let sacks = if pkt.kind == PacketKind::Ack && pkt.sack_len != 0 { self.sack_extra.get(r as usize).copied() } else { None };
@@ -337,22 +338,25 @@ impl World {
             }
             self.sack_extra[r as usize] = extra;
         }
-        let p = &mut self.ports[port as usize];
+        let p = &self.ports[port as usize];
         let (tail, to) = (p.wire.tail, p.to);
-        if tail != NIL {
-            // The wire's arrival chain: each packet holds the next one's arrival.
-            self.pool.get_mut(tail).arrive_at = at;
-        }
-        p.wire.push(&mut self.pool, r);
         // The sender chose the far switch's egress port already, from the same `Fib`
         // (without one, it left the choice to this side: the node is not its own).
-        if let Some(fib) = &self.fib {
-            debug_assert_eq!(self.pool.get(r).hop, fib.select(to, c.dst, c.entropy).0);
-        } else {
-            self.route_ahead(to, r);
+        let hop = match &self.fib {
+            Some(fib) => {
+                debug_assert_eq!(c.next_hop, fib.select(to, c.dst, c.entropy).0);
+                c.next_hop
+            }
+            None => self.route_ahead(to, r),
+        };
+        if tail != NIL {
+            // The wire's arrival chain: each packet holds the next one's arrival and hop.
+            let ahead = self.pool.get_mut(tail);
+            (ahead.arrive_at, ahead.next_hop) = (at, hop);
         }
+        self.ports[port as usize].wire.push(&mut self.pool, r);
         if tail == NIL {
-            self.sched.at(at, Event::arrival(port, r));
+            self.sched.at(at, Event::arrival(port, hop));
         }
     }
 

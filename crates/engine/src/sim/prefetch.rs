@@ -21,34 +21,34 @@ pub(super) fn prefetch(ptr: *const u8) {
     let _ = ptr;
 }
 
-/// How many events ahead the run loop asks for each line: an arrival's packet and its port
-/// (`packet`), the egress port that packet names (`egress`, which needs the packet's line),
-/// and the packets both ports start next (`queues`, which needs the ports' lines). Each
-/// step reads what the step before fetched, so the steps must be as far apart as a miss
-/// takes to come in.
+/// How many events ahead the run loop asks for each line: the arriving port's and the
+/// egress port's hot lines (`ports`, both named by the arrival event), then the arriving
+/// packet (the arriving port's wire head) and the packets both ports start next (their
+/// queue heads), which need the ports' lines (`packets`). The second step reads what the
+/// first fetched, so the steps must be as far apart as a miss takes to come in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Lead {
-    pub packet: usize,
-    pub egress: usize,
-    pub queues: usize,
+    pub ports: usize,
+    pub packets: usize,
 }
 
 /// While what the run touches fits the shared L3 cache: one event is about as long as an
 /// L3 hit.
-pub(super) const NEAR_LEAD: Lead = Lead { packet: 2, egress: 1, queues: 0 };
+pub(super) const NEAR_LEAD: Lead = Lead { ports: 2, packets: 1 };
 /// Beyond L3 a miss goes to memory, several events' time: at k = 32 (42 MB of packets,
-/// 9.4 MB of ports, 8.6 MB of flows) the near lead left the egress step waiting on the
-/// packet's line at 17% of the loop's samples (docs/performance.md, "k = 32: rows by
-/// pod, and prefetching beyond L3"); without the host steps, a sender took 3.5 times as
-/// long over an ACK as at k = 16 (docs/performance.md, "k = 32: the hosts' lines").
-pub(super) const FAR_LEAD: Lead = Lead { packet: 12, egress: 4, queues: 2 };
+/// 9.4 MB of ports, 8.6 MB of flows). The chain is two steps deep because the event names
+/// the egress port: when the egress port came from the packet's line, the queue heads
+/// were three steps from the event (packet, port, head) and the packet a port starts next
+/// was the run loop's largest wait (docs/performance.md, "k = 32: the egress port in the
+/// event").
+pub(super) const FAR_LEAD: Lead = Lead { ports: 12, packets: 6 };
 /// Beyond L3 only, a packet reaching a host has two steps more: its flow and its host's NIC
 /// port (`HOST_FLOW_LEAD`, from the packet's line), then the scoreboard slots, NIC ring
 /// entry and queue tails the host will touch (`HOST_STATE_LEAD`, from the flow's lines).
 /// Within L3 they do not pay: the flows' lines come from L3 in less than a host's work
 /// (at 1 and 0 events ahead, bench (c) ran 3% slower).
-const HOST_FLOW_LEAD: usize = 8;
-const HOST_STATE_LEAD: usize = 4;
+const HOST_FLOW_LEAD: usize = 3;
+const HOST_STATE_LEAD: usize = 1;
 /// Above how many bytes of ports, flows and handed-out packet slots the far lead is used
 /// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
 /// shared by the core's neighbours).
@@ -81,15 +81,14 @@ impl World {
         while !self.retired.ready {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             // Events not at hand yet are `Event::NONE`.
-            self.prefetch(self.sched.peek_ready(lead.packet), ports_cold);
+            if ports_cold {
+                self.prefetch_ports(self.sched.peek_ready(lead.ports));
+            }
+            self.prefetch_packets(self.sched.peek_ready(lead.packets));
             if FAR {
                 self.prefetch_host_flow(self.sched.peek_ready(HOST_FLOW_LEAD));
                 self.prefetch_host_state(self.sched.peek_ready(HOST_STATE_LEAD));
             }
-            if ports_cold {
-                self.prefetch_egress(self.sched.peek_ready(lead.egress));
-            }
-            self.prefetch_queues(self.sched.peek_ready(lead.queues));
             self.dispatch(ev);
         }
     }
@@ -109,52 +108,49 @@ impl World {
         }
     }
 
-    /// Touches the arrival's packet, and its port if ports are cold, so their cache misses
-    /// overlap with the current event's work.
+    /// The two hot lines of the arrival's port and of the egress port its event names, so
+    /// their cache misses overlap with the current event's work.
     ///
     /// The prefetches take no branch on the event's kind: that changes at every bucket's
     /// end, and a wasted hint costs less than a mispredicted branch. `Event::NONE` names
-    /// port 0 and the scratch slot; a rare timer names some other port and slot.
+    /// port 0 twice; a rare timer names some other ports (its generation and its flow).
     #[inline(always)]
-    pub(super) fn prefetch(&self, ev: Event, ports_cold: bool) {
-        prefetch(self.pool.slot_ptr(ev.index()));
-        if ports_cold {
+    pub(super) fn prefetch_ports(&self, ev: Event) {
+        for port in [ev.port(), ev.index()] {
             // A hint: no bounds check needed, a wild address would not fault.
-            let port = self.ports.as_ptr().wrapping_add(ev.port() as usize) as *const u8;
+            let port = self.ports.as_ptr().wrapping_add(port as usize) as *const u8;
             prefetch(port);
             prefetch(port.wrapping_add(64));
         }
     }
 
-    /// For an arrival whose packet was prefetched events ago: the port the switch it
-    /// reaches will queue it on, chosen when it started (`route_ahead`).
-    #[inline(always)]
-    pub(super) fn prefetch_egress(&self, ev: Event) {
-        // A host-bound packet holds a stale port: a harmless prefetch.
-        let port = self.ports.as_ptr().wrapping_add(self.pool.hop(ev.index()) as usize) as *const u8;
-        prefetch(port);
-        prefetch(port.wrapping_add(64));
-    }
-
-    /// For an arrival a little ahead: the packets its own port (if that arrival empties its
-    /// wire) and its egress port (if it finished a packet since it was last looked at) will
-    /// start next. The first is often wasted, but a k = 16 fat-tree, whose packets live
+    /// For an arrival whose ports were asked for events ago: the packet arriving (its
+    /// port's wire head) and the packets both ports start next, the arriving one if the
+    /// arrival empties its wire, the egress one if it finished a packet since it was last
+    /// looked at. The first is often wasted, but a k = 16 fat-tree, whose packets live
     /// beyond L2, runs 6-14% faster with it.
     #[inline(always)]
-    pub(super) fn prefetch_queues(&self, ev: Event) {
-        self.prefetch_queue_head(ev.port());
-        self.prefetch_queue_head(self.pool.hop(ev.index()));
+    pub(super) fn prefetch_packets(&self, ev: Event) {
+        if let Some(p) = self.ports.get(ev.port() as usize) {
+            prefetch(self.pool.slot_ptr(p.wire.head_or_zero()));
+            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
+        }
+        if let Some(p) = self.ports.get(ev.index() as usize) {
+            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
+        }
     }
 
-    /// The host an arrival reaches, if it is one (`ev` may be a timer or `Event::NONE`).
+    /// The host an arrival reaches, if it is one, and the packet arriving (`ev` may be a
+    /// timer or `Event::NONE`).
     #[inline(always)]
-    fn host_reached(&self, ev: Event) -> Option<u32> {
+    fn host_reached(&self, ev: Event) -> Option<(u32, crate::packet::PacketRef)> {
         if !ev.is_arrival() {
             return None;
         }
-        let node = self.ports.get(ev.port() as usize)?.to;
-        let host = *self.node_host.get(node.idx())?;
-        (host != NOT_A_HOST && host != REMOTE).then_some(host)
+        let port = self.ports.get(ev.port() as usize)?;
+        let host = *self.node_host.get(port.to.idx())?;
+        let r = port.wire.head;
+        (host != NOT_A_HOST && host != REMOTE && r != crate::packet::NIL).then_some((host, r))
     }
 
     /// For a packet reaching a host, its line at hand: every line of its flow (sender,
@@ -162,8 +158,8 @@ impl World {
     /// NIC port, and the SACK blocks beyond the first that an ACK may carry.
     #[inline(always)]
     fn prefetch_host_flow(&self, ev: Event) {
-        let Some(host) = self.host_reached(ev) else { return };
-        if let Some(flow) = self.flows.slot(self.pool.get(ev.index()).flow.idx()) {
+        let Some((host, r)) = self.host_reached(ev) else { return };
+        if let Some(flow) = self.flows.slot(self.pool.get(r).flow.idx()) {
             let flow = flow as *const Flow as *const u8;
             for line in (0..std::mem::size_of::<Flow>()).step_by(64) {
                 prefetch(flow.wrapping_add(line));
@@ -174,7 +170,7 @@ impl World {
             prefetch(port);
             prefetch(port.wrapping_add(64));
         }
-        prefetch(self.sack_extra.as_ptr().wrapping_add(ev.index() as usize) as *const u8);
+        prefetch(self.sack_extra.as_ptr().wrapping_add(r as usize) as *const u8);
     }
 
     /// For a packet reaching a host, its flow's lines at hand: for an ACK, the scoreboard
@@ -182,8 +178,8 @@ impl World {
     /// any, the tails of the host's NIC queue and wire, which the packets it sends join.
     #[inline(always)]
     fn prefetch_host_state(&self, ev: Event) {
-        let Some(host) = self.host_reached(ev) else { return };
-        let pkt = self.pool.get(ev.index());
+        let Some((host, r)) = self.host_reached(ev) else { return };
+        let pkt = self.pool.get(r);
         if pkt.kind == PacketKind::Ack {
             if let Some(flow) = self.flows.slot(pkt.flow.idx()) {
                 let (oldest, next) = flow.sender.board_ends();
@@ -197,12 +193,4 @@ impl World {
             prefetch(self.pool.slot_ptr(nic.wire.tail));
         }
     }
-
-    #[inline(always)]
-    fn prefetch_queue_head(&self, port: u32) {
-        if let Some(p) = self.ports.get(port as usize) {
-            prefetch(self.pool.slot_ptr(p.queue.head_or_zero()));
-        }
-    }
-
 }

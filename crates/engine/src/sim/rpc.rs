@@ -340,7 +340,7 @@ impl World {
             seq,
             sack_start: 0,
             sack_len: 0,
-            hop: 0,
+            next_hop: 0,
             ts: self.sched.now(),
             arrive_at: 0,
             next: NIL,

@@ -190,7 +190,7 @@ impl World {
     #[inline(always)]
     pub(super) fn dispatch(&mut self, ev: Event) {
         if ev.is_arrival() {
-            self.arrive(PortId(ev.port()));
+            self.arrive(PortId(ev.port()), ev.index());
         } else {
             self.dispatch_timer(ev);
         }
@@ -273,9 +273,9 @@ impl World {
             }
             Admission::Queued if idle => {
                 let was_empty = port_at(&mut self.ports, port).wire.is_empty();
-                let at = self.transmit(port, r, now);
+                let (at, hop) = self.transmit(port, r, now);
                 if was_empty {
-                    self.sched.at(at, Event::arrival(port.0, r));
+                    self.sched.at(at, Event::arrival(port.0, hop));
                 }
             }
             Admission::Queued => self.trace_queue(port, now),
@@ -356,9 +356,9 @@ impl World {
         // The first packet started on an empty wire gets the port's arrival event (nothing
         // else here schedules one, so it may be scheduled before the others start).
         let wire_was_empty = p.wire.is_empty();
-        let Some((r, at)) = self.start_next(port) else { return };
+        let Some((at, hop)) = self.start_next(port) else { return };
         if wire_was_empty {
-            self.sched.at(at, Event::arrival(port.0, r));
+            self.sched.at(at, Event::arrival(port.0, hop));
         }
         loop {
             let until = port_at(&mut self.ports, port).busy_until;
@@ -368,10 +368,10 @@ impl World {
         }
     }
 
-    /// Starts the port's next queued packet when the previous one ends; returns it and its
-    /// arrival time.
+    /// Starts the port's next queued packet when the previous one ends; returns its arrival
+    /// time and the port the far switch forwards it on.
     #[inline(always)]
-    fn start_next(&mut self, port: PortId) -> Option<(PacketRef, Time)> {
+    fn start_next(&mut self, port: PortId) -> Option<(Time, u32)> {
         let p = port_at(&mut self.ports, port);
         let start = p.busy_until;
         let r = p.queue.dequeue(&mut self.pool, start)?;
@@ -379,37 +379,39 @@ impl World {
         if let Some(next) = p.queue.head() {
             prefetch(self.pool.slot_ptr(next));
         }
-        let at = self.transmit(port, r, start);
+        let started = self.transmit(port, r, start);
         self.trace_queue(port, start);
-        Some((r, at))
+        Some(started)
     }
 
     /// Serializes packet `r` on `port` from `start` and puts it on the wire; returns when it
-    /// arrives. A packet's `arrive_at` holds the arrival time of the packet behind it on the
-    /// wire, so the next arrival is known without touching the next packet.
+    /// arrives and the port the far switch forwards it on. The packet ahead of it on the
+    /// wire holds both (`arrive_at`, `next_hop`), so the next arrival's event is made
+    /// without touching the next packet.
     #[inline(always)]
-    fn transmit(&mut self, port: PortId, r: PacketRef, start: Time) -> Time {
+    fn transmit(&mut self, port: PortId, r: PacketRef, start: Time) -> (Time, u32) {
         let p = port_at(&mut self.ports, port);
         let bytes = self.pool.get(r).wire_bytes as u64;
         let end = start + p.ser_time(bytes);
         let at = end + p.delay_ps;
-        if p.wire.tail != NIL {
-            self.pool.get_mut(p.wire.tail).arrive_at = at;
-        }
         p.busy_until = end;
-        p.wire.push(&mut self.pool, r);
-        let node = p.to;
-        self.route_ahead(node, r);
+        let (node, tail) = (p.to, p.wire.tail);
+        let hop = self.route_ahead(node, r);
+        if tail != NIL {
+            let ahead = self.pool.get_mut(tail);
+            (ahead.arrive_at, ahead.next_hop) = (at, hop);
+        }
+        port_at(&mut self.ports, port).wire.push(&mut self.pool, r);
         // Only host counters, first-switch stamps and partitions care whether this is a
         // NIC (or leaves the partition): test them first, and the per-port host table stays
         // out of the cache; then a switch's port, most of them, costs no call.
         if self.nic_work {
             let host = self.port_host[port.idx()];
             if host != NOT_A_HOST {
-                self.nic_transmit(port, r, start, bytes, host);
+                self.nic_transmit(port, r, start, bytes, host, hop);
             }
         }
-        at
+        (at, hop)
     }
 
     /// The NIC host `src` sends a packet to `dst` (a routing destination: a host or a static
@@ -430,19 +432,18 @@ impl World {
     }
 
     /// Chooses, as a packet starts towards switch `node`, the port that switch will send it
-    /// on (routing does not change during a run), so its arrival knows the egress port an
-    /// event ahead (`prefetch_egress`).
+    /// on (routing does not change during a run), so its arrival event names the egress
+    /// port and the run loop can prefetch it with the arriving one (`prefetch_ports`).
     #[inline(always)]
-    pub(super) fn route_ahead(&mut self, node: NodeId, r: PacketRef) {
+    pub(super) fn route_ahead(&self, node: NodeId, r: PacketRef) -> u32 {
         let pkt = self.pool.get(r);
-        let out = match &self.fib {
+        match &self.fib {
             // Asked at hosts too (a meaningless port): whether the node is a host would be
             // a branch mispredicted at one hop in three.
-            Some(fib) => fib.select(node, pkt.dst, pkt.entropy),
-            None if self.node_host[node.idx()] != NOT_A_HOST => return,
-            None => self.select_without_fib(node, pkt.dst, pkt.entropy),
-        };
-        self.pool.get_mut(r).hop = out.0;
+            Some(fib) => fib.select(node, pkt.dst, pkt.entropy).0,
+            None if self.node_host[node.idx()] != NOT_A_HOST => 0,
+            None => self.select_without_fib(node, pkt.dst, pkt.entropy).0,
+        }
     }
 
     /// `Routes::select` out of the loop: without a `Fib` (never in the benches) a call per
@@ -455,9 +456,9 @@ impl World {
     }
 
     #[inline(never)]
-    fn nic_transmit(&mut self, port: PortId, r: PacketRef, start: Time, bytes: u64, host: u32) {
+    fn nic_transmit(&mut self, port: PortId, r: PacketRef, start: Time, bytes: u64, host: u32, hop: u32) {
         if host == LEAVES {
-            self.leave_partition(port, r);
+            self.leave_partition(port, r, hop);
             return;
         }
         if let Some(hc) = &mut self.host_counters {
@@ -468,8 +469,10 @@ impl World {
         }
     }
 
+    /// The head of `port`'s wire arrives at its far end, which (a switch) forwards it on
+    /// `hop`, chosen when it started.
     #[inline(always)]
-    fn arrive(&mut self, port: PortId) {
+    fn arrive(&mut self, port: PortId, hop: u32) {
         let now = self.sched.now();
         let p = port_at(&mut self.ports, port);
         // The wire's head arrives. Popped by hand: whether the wire empties is one branch
@@ -479,12 +482,12 @@ impl World {
         // always goes the same way).
         assert!(r != NIL, "arrival on an empty wire");
         let pkt = self.pool.get(r);
-        // A switch needs two fields; copy the whole header only at a host.
-        let (hop, bytes) = (pkt.hop, pkt.wire_bytes as u64);
+        // A switch needs one field; copy the whole header only at a host.
+        let bytes = pkt.wire_bytes as u64;
         let node = p.to;
         p.wire.head = pkt.next;
         if pkt.next != NIL {
-            self.sched.at(pkt.arrive_at, Event::arrival(port.0, pkt.next));
+            self.sched.at(pkt.arrive_at, Event::arrival(port.0, pkt.next_hop));
         } else {
             // Packets due to start wait for the next look at the port (an enqueue, a
             // sample, the end) while its wire is busy: the next arrival is scheduled, and
