@@ -54,9 +54,9 @@ impl Partitioned {
     /// Whether flow `f` can do nothing more: none of its packets in any partition or
     /// between two, and no delayed ACK due.
     fn gone(&self, f: FlowId) -> bool {
-        let copies = self.parts.iter().map(|w| &w.flows[f.idx()]);
+        let mut copies = self.parts.iter().map(|w| &w.flows[f.idx()]);
         let in_net = copies.clone().fold(0u32, |n, c| n.wrapping_add(c.in_net));
-        in_net == 0 && !copies.into_iter().any(|c| c.dack_armed)
+        in_net == 0 && !copies.any(|c| c.dack_armed)
     }
 
     /// Flow `f`'s row: its sender's half, with what its receiver's partition wrote (as

@@ -6,7 +6,7 @@ use super::flow::Flow;
 use super::world::World;
 use super::world::{NOT_A_HOST, REMOTE};
 use crate::des::Event;
-use crate::packet::PacketKind;
+use crate::packet::{PacketKind, PacketRef, NIL};
 use crate::units::Time;
 use crate::net::PortState;
 
@@ -143,14 +143,14 @@ impl World {
     /// The host an arrival reaches, if it is one, and the packet arriving (`ev` may be a
     /// timer or `Event::NONE`).
     #[inline(always)]
-    fn host_reached(&self, ev: Event) -> Option<(u32, crate::packet::PacketRef)> {
+    fn host_reached(&self, ev: Event) -> Option<(u32, PacketRef)> {
         if !ev.is_arrival() {
             return None;
         }
         let port = self.ports.get(ev.port() as usize)?;
         let host = *self.node_host.get(port.to.idx())?;
         let r = port.wire.head;
-        (host != NOT_A_HOST && host != REMOTE && r != crate::packet::NIL).then_some((host, r))
+        (host != NOT_A_HOST && host != REMOTE && r != NIL).then_some((host, r))
     }
 
     /// For a packet reaching a host, its line at hand: every line of its flow (sender,

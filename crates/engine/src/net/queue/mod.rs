@@ -166,7 +166,7 @@ impl Queue {
     /// chosen without a branch).
     #[inline(always)]
     pub fn head_or_zero(&self) -> PacketRef {
-        if self.fifo.is_empty() { SCRATCH } else { self.fifo.head }
+        self.fifo.head_or_zero()
     }
 
     /// Admits, marks or drops the packet `r`. A dropped packet is left for the caller to free.
