@@ -2,6 +2,7 @@
 //! path selector (ECMP, spraying, UnoLB, PLB: the senders' choice of entropy).
 #[cfg(test)]
 mod dense;
+mod closed;
 pub mod fib;
 pub mod select;
 pub mod table;

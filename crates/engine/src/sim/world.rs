@@ -175,6 +175,10 @@ impl World {
         // No prefetching while the pool is small (it only grows, while the network fills
         // up), then packets, and ports too if they and the flows are cold on their own.
         let Prefetching { packets_above, ports_cold, far } = self.cold_working_set();
+        // Routes are computed rather than read when the tables would not stay in cache.
+        if let Some(fib) = &mut self.fib {
+            fib.compute(far);
+        }
         while self.pool.slots() <= packets_above && !self.retired.ready {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             self.dispatch(ev);
