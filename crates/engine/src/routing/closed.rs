@@ -14,6 +14,8 @@
 //! other keeps the tables; the answers are the same either way (checked in the tests, and
 //! at build time in debug builds).
 
+use crate::ids::PortId;
+
 /// `n / d` for any 32-bit `n` and `d` > 1, by one multiply: `c = ceil(2^64 / d)`, and
 /// `n / d` is the high 64 bits of `c * n` (Lemire, Kaser and Kurz, "Faster remainder by
 /// direct computation", 2019).
@@ -170,10 +172,10 @@ fn fit(cols: &[(u32, Affine)]) -> Option<(Affine, Option<(u32, Affine)>)> {
 
 /// A list of ports as an `Affine` at column 0 (step 0), if it is an arithmetic progression.
 /// `len` is the cell's (0 for a class's hosts); `ports` the whole list.
-pub(super) fn progression(len: u32, ports: &[u32]) -> Option<Affine> {
-    let first = *ports.first()?;
-    let stride = ports.get(1).map_or(0, |&p| p.wrapping_sub(first));
-    let fits = ports.iter().enumerate().all(|(i, &p)| p == first.wrapping_add(stride.wrapping_mul(i as u32)));
+pub(super) fn progression(len: u32, ports: &[PortId]) -> Option<Affine> {
+    let first = ports.first()?.0;
+    let stride = ports.get(1).map_or(0, |p| p.0.wrapping_sub(first));
+    let fits = ports.iter().enumerate().all(|(i, p)| p.0 == first.wrapping_add(stride.wrapping_mul(i as u32)));
     fits.then_some(Affine { len, first, step: 0, stride })
 }
 

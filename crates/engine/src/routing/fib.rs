@@ -17,6 +17,10 @@
 //! switch instead of 512 (245 KB of rows instead of 2.6 MB, which missed the CPU's L2 at
 //! most hops). The fold is checked cell by cell; where any switch needs two blocks
 //! spelled out (shortcut links, a hint that does not hold) the rows stay whole.
+//!
+//! Where the folded rows and the hosts' columns follow a rule (every fat-tree, a star), a
+//! lookup can compute its answer from one line per switch instead (`closed.rs`); the run
+//! loop does so once its working set outgrows the cache (`Fib::compute`).
 
 use super::closed::{progression, Affine, HostRule, Shape};
 use super::table::{mix, Routes, MULTI, NO_NODE, NO_ROUTE as ROUTES_NO_ROUTE};
@@ -189,11 +193,8 @@ impl Fib {
                         // A class's list is as long as the class: at most `class` hosts
                         // (the last may have fewer), and every place used is checked.
                         let n = if len == 0 { class } else { len } as usize;
-                        let ports: Vec<u32> = self.ports[x..(x + n).min(self.ports.len())].iter().map(|p| p.0).collect();
-                        match progression(len, &ports) {
-                            Some(list) => Some(list),
-                            None => return,
-                        }
+                        let Some(list) = progression(len, &self.ports[x..(x + n).min(self.ports.len())]) else { return };
+                        Some(list)
                     }
                 });
             }
@@ -273,6 +274,7 @@ impl Fib {
     }
 
     /// Whether there is a rule to compute by.
+    #[cfg(test)]
     pub fn has_rule(&self) -> bool {
         self.rule.is_some()
     }
@@ -539,6 +541,8 @@ mod tests {
         topo.add_link(h[0], s[1], 10_000_000_000, 1_000_000);
         let routes = Routes::shortest_paths(&topo);
         let mut fib = Fib::new(&topo, &routes).unwrap();
+        // Switches come before the hosts here: no rule, the tables answer.
+        assert!(!fib.has_rule());
         let classes: Vec<u32> = fib.dest.iter().map(|d| d.block).collect();
         assert_eq!(classes, [0, 1, 1, 2]);
         assert_agrees(&topo, &routes, &mut fib);
