@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use crate::ids::PortId;
 use crate::packet::Packet;
-use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
+use crate::transport::ExtraSacks;
 use crate::units::Time;
 
 /// The packets one partition sent another in a window, in the order they started. Each is
@@ -17,12 +17,12 @@ use crate::units::Time;
 pub(super) struct Crossings {
     packets: Vec<Packet>,
     /// (position in `packets`, blocks), in order of position.
-    sacks: Vec<(u32, [SackBlock; MAX_SACK_BLOCKS - 1])>,
+    sacks: Vec<(u32, ExtraSacks)>,
 }
 
 impl Crossings {
     #[inline]
-    pub(super) fn push(&mut self, at: Time, port: PortId, pkt: Packet, sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>) {
+    pub(super) fn push(&mut self, at: Time, port: PortId, pkt: Packet, sacks: Option<ExtraSacks>) {
         if let Some(blocks) = sacks {
             let position = u32::try_from(self.packets.len()).expect("fewer than 2^32 crossings a window");
             self.sacks.push((position, blocks));
@@ -61,7 +61,7 @@ impl Crossings {
     }
 
     /// Each packet, in order, with the SACK blocks kept aside for it.
-    pub(super) fn entries(&self) -> impl Iterator<Item = (&Packet, Option<[SackBlock; MAX_SACK_BLOCKS - 1]>)> {
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&Packet, Option<ExtraSacks>)> {
         let mut sacks = self.sacks.iter().peekable();
         self.packets.iter().enumerate().map(move |(i, p)| (p, sacks.next_if(|s| s.0 as usize == i).map(|s| s.1)))
     }
@@ -80,6 +80,7 @@ pub(super) struct Mailbox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::SackBlock;
 
     /// A batch hands each packet back in order with its own arrival time, link and SACK
     /// blocks, the packet otherwise as it left; an emptied batch keeps nothing.
@@ -87,7 +88,7 @@ mod tests {
     fn a_batch_keeps_each_crossing_whole() {
         let mut bag = Crossings::default();
         let block = |s: u64| SackBlock { start: s, end: s + 10 };
-        let sacks = |s: u64| [block(s); MAX_SACK_BLOCKS - 1];
+        let sacks = |s: u64| -> ExtraSacks { [block(s); 2] };
         let pkt = |seq: u64| Packet { seq, next: 7, arrive_at: 9, dst: crate::ids::HostId(3), ..Packet::default() };
         bag.push(1_000, PortId(4), pkt(1), None);
         bag.push(2_000, PortId(5), pkt(2), Some(sacks(10)));

@@ -57,7 +57,7 @@ use crate::des::{Event, EventKind};
 use crate::ids::{FlowId, PortId};
 use crate::packet::{Fifo, Packet, PacketKind, PacketRef, NIL};
 use crate::topology::NO_DC;
-use crate::transport::{SackBlock, MAX_SACK_BLOCKS};
+use crate::transport::ExtraSacks;
 use crate::units::Time;
 
 /// Windows shorter than this cost more in synchronisation than their parts gain: a cut's
@@ -274,6 +274,11 @@ impl World {
     /// A packet starts on `port`, a link leaving the partition (from `transmit`): the far
     /// side gets a copy with its arrival time.
     pub(super) fn leave_partition(&mut self, port: PortId, r: PacketRef, hop: u32) {
+        // The crossing carries its own egress port at the far switch.
+        let pkt = Packet { next_hop: hop, ..*self.pool.get(r) };
+        // An ACK's row of extra blocks is written, and read, only when its first block is
+        // not empty (`send_ack`, `sacks_of`); a row never grown reads as empty.
+        let sacks = (pkt.kind == PacketKind::Ack && pkt.sack_len != 0).then(|| self.extra_sacks(r));
         let side = self.partition.as_mut().expect("only a partition has links that leave it");
         let to = side.leads_to[port.idx()];
         debug_assert!(to != STAYS);
@@ -282,11 +287,6 @@ impl World {
             side.busy_leaving.push(port);
         }
         let p = &mut self.ports[port.idx()];
-        // The crossing carries its own egress port at the far switch.
-        let pkt = Packet { next_hop: hop, ..*self.pool.get(r) };
-        // An ACK's row of extra blocks is written, and read, only when its first block is
-        // not empty (`send_ack`, `sacks_of`).
-        let sacks = if pkt.kind == PacketKind::Ack && pkt.sack_len != 0 { self.sack_extra.get(r as usize).copied() } else { None };
         side.outbox[to as usize].push(p.busy_until + p.delay_ps, port, pkt, sacks);
         // Off the wire again, behind the stub (`transmit` linked it there); the packet is
         // the far side's now.
@@ -329,14 +329,11 @@ impl World {
     }
 
     /// A packet from another partition joins this partition's copy of its link's wire.
-    fn enter(&mut self, c: &Packet, sacks: Option<[SackBlock; MAX_SACK_BLOCKS - 1]>) {
+    fn enter(&mut self, c: &Packet, sacks: Option<ExtraSacks>) {
         let (at, port) = (c.arrive_at, c.next);
         let r = self.pool.alloc(Packet { next: NIL, arrive_at: 0, ..*c });
         if let Some(extra) = sacks {
-            if r as usize >= self.sack_extra.len() {
-                self.sack_extra.resize(r as usize + 1, Default::default());
-            }
-            self.sack_extra[r as usize] = extra;
+            self.keep_extra_sacks(r, &extra);
         }
         let p = &self.ports[port as usize];
         let (tail, to) = (p.wire.tail, p.to);

@@ -189,7 +189,11 @@ impl World {
             prefetch(port);
             prefetch(port.wrapping_add(64));
         }
-        prefetch(self.sack_extra.as_ptr().wrapping_add(r as usize) as *const u8);
+        // Rows exist only up to the highest slot an ACK with two blocks took (most runs:
+        // none), so ask only for a row that exists.
+        if let Some(row) = self.sack_extra.get(r as usize) {
+            prefetch(row as *const _ as *const u8);
+        }
     }
 
     /// For a packet reaching a host, its flow's lines at hand: for an ACK, the scoreboard

@@ -133,10 +133,10 @@ pub struct World {
     pub(super) far_lead_above_bytes: usize,
     /// TCP Small Queues at the hosts (`None`: off).
     pub tsq: Option<crate::transport::TsqConfig>,
-    /// An ACK's SACK blocks beyond the first, by packet slot (the packet has room for one;
-    /// written with every ACK whose first block is not empty, under the models that send
-    /// more than one).
-    pub sack_extra: Vec<[crate::transport::SackBlock; crate::transport::MAX_SACK_BLOCKS - 1]>,
+    /// An ACK's SACK blocks beyond the first, by packet slot (the packet has room for one),
+    /// under the models that send more than one: grown only for an ACK with a second
+    /// block, and past its end a row reads as empty (`World::keep_extra_sacks`).
+    pub sack_extra: Vec<crate::transport::ExtraSacks>,
     /// `[measure]`: the window of measured starts, and the measured flows not finished yet
     /// (created, whether started or not).
     pub measure: Option<MeasureWindow>,

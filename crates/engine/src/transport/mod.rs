@@ -17,7 +17,7 @@ pub use pacer::{PaceBy, Pacer};
 pub use receiver::{AckToSend, EcnEcho, Receiver, ReceiverConfig, SackReport};
 pub use receiver_policy::{IctcpConfig, Policy, PolicyConfig, ReceiverPolicy};
 pub use recovery::Recovery;
-pub use sack::{SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
+pub use sack::{ExtraSacks, SackBlock, SackList, MAX_SACK_BLOCKS, NO_SACKS};
 pub use sender::{AckEffect, AuxTimer, Segment, Sender, SenderConfig, WindowParts};
 pub use small_queues::{SmallQueues, TsqConfig};
 pub use sub_packet::SubPacketPacer;

@@ -33,6 +33,9 @@ pub type SackList = [SackBlock; MAX_SACK_BLOCKS];
 
 pub const NO_SACKS: SackList = [SackBlock::EMPTY; MAX_SACK_BLOCKS];
 
+/// A list's blocks beyond the first (which a packet carries in its own line).
+pub type ExtraSacks = [SackBlock; MAX_SACK_BLOCKS - 1];
+
 /// The non-empty blocks of a list, in order.
 pub fn blocks(list: &SackList) -> impl Iterator<Item = &SackBlock> {
     list.iter().take_while(|b| !b.is_empty())
