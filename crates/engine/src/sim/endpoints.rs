@@ -9,7 +9,7 @@ use crate::ids::{FlowId, HostId};
 use crate::packet::{flags, Packet, PacketKind, PacketRef, NIL};
 use crate::routing::select::{AckSeen, Loss};
 use crate::routing::PathSelector;
-use crate::transport::{AckToSend, ExtraSacks, Recovery, SackBlock, NO_SACKS};
+use crate::transport::{AckToSend, Recovery};
 use crate::units::Time;
 
 impl World {
@@ -348,40 +348,6 @@ impl World {
         self.injected_bytes += ack.wire_bytes as u64;
         self.flows[f.idx()].packet_in();
         self.enqueue(nic, r);
-    }
-
-    /// The blocks beyond the first go beside the packet, in its slot's row. The rows grow
-    /// only for an ACK with a second block: a row past their end reads as empty
-    /// (`extra_sacks`). Most ACKs that carry a block carry one (bench (d): 67 of 1.32 M
-    /// ACKs carry a block, none a second), and growing the rows to each one's slot wrote
-    /// 40 MB of empty rows, fresh pages, during (d)'s run.
-    #[inline(never)]
-    pub(super) fn keep_extra_sacks(&mut self, r: PacketRef, extra: &ExtraSacks) {
-        let i = r as usize;
-        if i >= self.sack_extra.len() {
-            if extra[0].is_empty() {
-                return;
-            }
-            self.sack_extra.resize(i + 1, Default::default());
-        }
-        self.sack_extra[i] = *extra;
-    }
-
-    /// The blocks beyond the first of the ACK in slot `r` (whose first is not empty).
-    #[inline(always)]
-    pub(super) fn extra_sacks(&self, r: PacketRef) -> ExtraSacks {
-        self.sack_extra.get(r as usize).copied().unwrap_or_default()
-    }
-
-    /// The SACK blocks an ACK in slot `r` carries.
-    #[inline(always)]
-    fn sacks_of(&self, r: PacketRef, pkt: &Packet) -> crate::transport::SackList {
-        let mut sacks = NO_SACKS;
-        sacks[0] = SackBlock::new(pkt.sack_start, pkt.sack_end());
-        if !sacks[0].is_empty() && self.transport.sender.recovery != Recovery::Basic {
-            sacks[1..].copy_from_slice(&self.extra_sacks(r));
-        }
-        sacks
     }
 
     #[inline(always)]

@@ -22,6 +22,7 @@ mod proxy;
 mod receiver_policy;
 mod results;
 mod rpc;
+mod sack_rows;
 mod sampling;
 mod shared_buffer;
 mod world;
@@ -325,31 +326,3 @@ mod tests {
     }
 }
 
-#[cfg(test)]
-mod sack_rows {
-    use super::*;
-    use crate::transport::SackBlock;
-
-    /// An ACK's blocks beyond the first take a row beside its slot only when there is a
-    /// second block; a row past the end reads as empty, and a slot's next ACK never reads
-    /// the row an earlier ACK in the same slot left.
-    #[test]
-    fn rows_grow_only_for_a_second_block() {
-        let toml = include_str!("../../tests/fixtures/fat_tree_k4_permutation.toml");
-        let spec = crate::parse_scenario(toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"));
-        let mut sim = Simulation::new(&spec).unwrap();
-        let w = sim.whole_mut();
-        let one = [SackBlock::EMPTY; 2];
-        let two = [SackBlock::new(10, 20), SackBlock::EMPTY];
-        w.keep_extra_sacks(500, &one);
-        assert!(w.sack_extra.is_empty(), "an ACK with one block grew the rows");
-        assert_eq!(w.extra_sacks(500), one);
-        w.keep_extra_sacks(300, &two);
-        assert_eq!(w.sack_extra.len(), 301);
-        assert_eq!(w.extra_sacks(300), two);
-        w.keep_extra_sacks(300, &one);
-        assert_eq!(w.extra_sacks(300), one, "an ACK with one block read an earlier ACK's second");
-        w.keep_extra_sacks(1_000, &one);
-        assert_eq!(w.sack_extra.len(), 301);
-    }
-}
