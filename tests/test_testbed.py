@@ -6,6 +6,7 @@ with the reason.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 import fanin.bursts as fb
 from conftest import fanin_cli
+from fanin.testbed.cpu_latency import PM_QOS_FILE, cpu_latency_held, current_cpu_latency_us
 from fanin.testbed.incast import IncastRun, compare, run_incast
 from fanin.testbed.netns import RECEIVER_ADDR, Network, unavailable_reason
 
@@ -38,11 +40,14 @@ def as_sent(table: pd.DataFrame) -> bool:
 
 @needs_namespaces
 def test_real_incast_bursts_are_found(tmp_path: Path) -> None:
-    for attempt in range(3):  # a machine busy with other work can stall a sender for a bin: try again
+    # The host can still stall a vCPU for a bin or two (steal): measured on a Firecracker guest,
+    # 7 runs in 10 had every burst found whole, the others one burst in two. Try again.
+    for attempt in range(5):
         run, found, table = measure(tmp_path / str(attempt))
         if as_sent(table):
             break
     print(table.to_string())
+    assert run.cpu_latency_held  # root can always hold it: without it an idle VM's shaper runs slow
     assert [sum(b["bytes"]) for b in run.bursts] == [SENDERS * SIZE] * BURSTS  # the receiver got everything
     assert table["matches"].all(), table.to_string()  # one burst each, all its new payload but edge bins
     rx = found.bursts[found.bursts["host"] == RECEIVER_ADDR]
@@ -57,6 +62,23 @@ def test_real_incast_bursts_are_found(tmp_path: Path) -> None:
     assert not rx["truncated"].any()
     prefix = Network(1, RATE).prefix + "-"
     assert not any(ns.startswith(prefix) for ns in namespaces().split())
+
+
+@pytest.mark.skipif(not os.access(PM_QOS_FILE, os.W_OK), reason=f"{PM_QOS_FILE} not writable here")
+def test_cpu_latency_request_lasts_as_long_as_the_run() -> None:
+    before = current_cpu_latency_us()
+    assert before > 0
+    with cpu_latency_held() as held:
+        assert held and current_cpu_latency_us() == 0
+    assert current_cpu_latency_us() == before
+    with pytest.raises(RuntimeError, match="boom"), cpu_latency_held():
+        raise RuntimeError("boom")
+    assert current_cpu_latency_us() == before  # an error in the run lets it go too
+
+
+def test_cpu_latency_request_is_optional(tmp_path: Path) -> None:
+    with cpu_latency_held(str(tmp_path / "no-such-device")) as held:
+        assert not held
 
 
 @needs_namespaces

@@ -21,6 +21,7 @@ import pandas as pd
 from fanin._fs import atomic_dir
 from fanin._proc import sigterm_interrupts
 from fanin.testbed.collector import Collector, bins_for
+from fanin.testbed.cpu_latency import cpu_latency_held
 from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable_reason
 from fanin.testbed.leftovers import clean_leftovers, recorded
 from fanin.testbed.netns import (
@@ -60,6 +61,7 @@ class IncastRun:
     buffer_bytes: int | None = None
     collector: str | None = None
     millisampler: list[str] = field(default_factory=list)  # the collector's files, one per host
+    cpu_latency_held: bool = False  # idle CPUs kept polling (fanin.testbed.cpu_latency)
 
 
 def default_period_ns(senders: int, bytes_per_sender: int, rate_bps: int) -> int:
@@ -103,7 +105,8 @@ def run_incast(
     run.buffer_bytes, run.collector = buffer_bytes, collector
     net = Network(senders, rate_bps, queue, buffer_bytes)
     with sigterm_interrupts(), atomic_dir(out_dir, marker=TESTBED_JSON) as out:
-        with recorded(net.namespaces(), net.links(), out), net:
+        with recorded(net.namespaces(), net.links(), out), net, cpu_latency_held() as held:
+            run.cpu_latency_held = held
             report = _exchange(net, run, bursts, out, timeout_s)
         run.marker_ns, run.bursts = report["marker_ns"], report["bursts"]
         (out / TESTBED_JSON).write_text(json.dumps(asdict(run), indent=2) + "\n", encoding="utf-8")

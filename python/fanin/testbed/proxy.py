@@ -24,6 +24,7 @@ from typing import Any
 
 from fanin._fs import atomic_dir
 from fanin._proc import sigterm_interrupts
+from fanin.testbed.cpu_latency import cpu_latency_held
 from fanin.testbed.ebpf import Loader
 from fanin.testbed.ebpf import unavailable_reason as ebpf_unavailable_reason
 from fanin.testbed.leftovers import clean_leftovers, recorded
@@ -159,7 +160,8 @@ def run_proxy(out_dir: str | Path, settings: ProxySettings | None = None) -> Pro
     run = ProxyRun(s)
     latency_net, incast_net = ProxyNetwork(long_haul=False), ProxyNetwork(long_haul=True, rate_bps=s.rate_bps)
     with sigterm_interrupts(), atomic_dir(out_dir, marker=PROXY_JSON) as out:
-        with recorded(latency_net.namespaces(), latency_net.links(), out):
+        with recorded(latency_net.namespaces(), latency_net.links(), out), cpu_latency_held() as held:
+            run.cpu_latency_held = held
             with latency_net:
                 for proxy in PROXIES:
                     run.latency[proxy] = _latency_phase(latency_net, s, proxy, out)

@@ -30,3 +30,4 @@ class ProxyRun:
     settings: ProxySettings
     latency: dict[str, Any] = field(default_factory=dict)  # per proxy: sender, receiver, loader counts, files
     incast: dict[str, Any] = field(default_factory=dict)
+    cpu_latency_held: bool = False  # idle CPUs kept polling (fanin.testbed.cpu_latency)
