@@ -7,7 +7,8 @@
 //! segment's last transmission time and the order of retransmissions; the times are kept
 //! (and the order) only when [`Scoreboard::track_times`] is on. A segment's state and time
 //! share its slot: an ACK reads both, and the oldest slot is cold by then (one cache miss
-//! per ACK rather than one per ring).
+//! per ACK rather than one per ring). The slot is one word, the state in its top bits: no
+//! time a run reaches needs them, and eight segments share a cache line, not four.
 
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -80,11 +81,32 @@ pub struct Scoreboard {
     sacked_run: (u64, u64),
 }
 
-/// One segment's state and when it was last sent (0 when times are not tracked).
+/// One segment's state and when it was last sent (0 when times are not tracked), in one word.
 #[derive(Copy, Clone, Debug)]
-struct Slot {
-    sent_at: Time,
-    state: Seg,
+struct Slot(u64);
+
+/// The state's place in the word. Every time a run reaches, its end included, is at most
+/// `MAX_TIME` (10^6 s, under 2^60 ps), so the low 60 bits hold any send time exactly.
+const STATE_SHIFT: u32 = 60;
+const TIME_MASK: u64 = (1 << STATE_SHIFT) - 1;
+const _: () = assert!(crate::units::MAX_TIME <= TIME_MASK);
+
+impl Slot {
+    #[inline(always)]
+    fn new(sent_at: Time, state: Seg) -> Slot {
+        debug_assert!(sent_at <= TIME_MASK);
+        Slot((state as u64) << STATE_SHIFT | (sent_at & TIME_MASK))
+    }
+    #[inline(always)]
+    fn state(self) -> Seg {
+        // By discriminant: the order `Seg` declares them in.
+        const STATES: [Seg; 6] = [Seg::Sent, Seg::Sacked, Seg::Lost, Seg::Retx, Seg::RetxDup, Seg::SackedRetx];
+        STATES[(self.0 >> STATE_SHIFT) as usize]
+    }
+    #[inline(always)]
+    fn sent_at(self) -> Time {
+        self.0 & TIME_MASK
+    }
 }
 
 impl Scoreboard {
@@ -109,12 +131,12 @@ impl Scoreboard {
     }
 
     pub fn state(&self, seg: u64) -> Option<Seg> {
-        self.slot(seg).map(|s| s.state)
+        self.slot(seg).map(|s| s.state())
     }
 
     /// When segment `seg` was last sent (RACK; 0 when times are not tracked).
     pub fn xmit_time(&self, seg: u64) -> Time {
-        self.slot(seg).map_or(0, |s| s.sent_at)
+        self.slot(seg).map_or(0, |s| s.sent_at())
     }
 
     #[inline(always)]
@@ -139,7 +161,7 @@ impl Scoreboard {
     #[inline(always)]
     pub fn push_sent(&mut self, now: Time) {
         let sent_at = self.stamp(now);
-        self.slots.push_back(Slot { sent_at, state: Seg::Sent });
+        self.slots.push_back(Slot::new(sent_at, Seg::Sent));
     }
 
     /// Segment `seg` goes out again at `now`, as a retransmission in state `state`.
@@ -147,7 +169,7 @@ impl Scoreboard {
         self.set(seg, state);
         let sent_at = self.stamp(now);
         if let Some(slot) = self.slot_mut(seg) {
-            slot.sent_at = sent_at;
+            *slot = Slot::new(sent_at, slot.state());
         }
         if self.track_times {
             self.retx_order.push_back((seg, now));
@@ -158,7 +180,8 @@ impl Scoreboard {
     /// state and send time (0 when times are not tracked).
     pub fn advance_to(&mut self, seg: u64, mut f: impl FnMut(u64, Seg, Time)) {
         while self.base < seg {
-            let Some(Slot { sent_at, state }) = self.slots.pop_front() else { break };
+            let Some(slot) = self.slots.pop_front() else { break };
+            let (sent_at, state) = (slot.sent_at(), slot.state());
             self.uncount(state);
             f(self.base, state, sent_at);
             self.base += 1;
@@ -183,9 +206,9 @@ impl Scoreboard {
 
     /// Sets a segment's state, keeping the counts; returns the old state.
     pub fn set(&mut self, seg: u64, new: Seg) -> Option<Seg> {
-        let slot = &mut self.slot_mut(seg)?.state;
-        let old = *slot;
-        *slot = new;
+        let slot = self.slot_mut(seg)?;
+        let old = slot.state();
+        *slot = Slot::new(slot.sent_at(), new);
         if !new.is_sacked() && (self.sacked_run.0..self.sacked_run.1).contains(&seg) {
             self.sacked_run = (0, 0);
         }
@@ -388,7 +411,7 @@ impl Scoreboard {
             return false;
         }
         let seg = self.rack_scan;
-        self.slot(seg).is_none_or(|s| s.state == Seg::Sent && (s.sent_at > rack_xmit || (s.sent_at == rack_xmit && seg >= rack_seg)))
+        self.slot(seg).is_none_or(|s| s.state() == Seg::Sent && (s.sent_at() > rack_xmit || (s.sent_at() == rack_xmit && seg >= rack_seg)))
     }
 
     /// After a timeout every segment not SACKed is lost, and no retransmission counts in
@@ -447,6 +470,23 @@ mod tests {
         b.sacked_through(2, 6);
         b.set(4, Seg::Lost);
         assert_eq!(b.unsacked_parts(0, 10), [(0, 10), (10, 10)]);
+    }
+
+    #[test]
+    fn a_slot_holds_every_state_beside_any_time_a_run_reaches() {
+        use crate::units::MAX_TIME;
+        for state in [Seg::Sent, Seg::Sacked, Seg::Lost, Seg::Retx, Seg::RetxDup, Seg::SackedRetx] {
+            for t in [0, 1, MAX_TIME - 1, MAX_TIME] {
+                let slot = Slot::new(t, state);
+                assert_eq!((slot.state(), slot.sent_at()), (state, t));
+            }
+        }
+        let mut b = board(100); // segment i sent at 10 i
+        b.retransmit(50, Seg::Retx, MAX_TIME);
+        assert_eq!((b.state(50), b.xmit_time(50)), (Some(Seg::Retx), MAX_TIME));
+        assert_eq!((b.state(51), b.xmit_time(51)), (Some(Seg::Sent), 510));
+        b.set(50, Seg::SackedRetx); // a new state keeps the time
+        assert_eq!((b.state(50), b.xmit_time(50)), (Some(Seg::SackedRetx), MAX_TIME));
     }
 
     fn board(n: u64) -> Scoreboard {
