@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,12 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# A suite started in the background of a script (`make test &`) inherits SIGINT ignored, and
+# every child would too (an ignored signal stays ignored across exec), so the tests that stop a
+# run with Ctrl-C would see it never arrive. A handler here is reset to the default in children.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 DEMO = ROOT / "scenarios" / "incast_dumbbell.toml"
 
 
