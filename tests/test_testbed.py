@@ -47,7 +47,8 @@ def test_real_incast_bursts_are_found(tmp_path: Path) -> None:
         if as_sent(table):
             break
     print(table.to_string())
-    assert run.cpu_latency_held  # root can always hold it: without it an idle VM's shaper runs slow
+    # held wherever the kernel offers it: without it an idle VM's shaper runs slow
+    assert run.cpu_latency_held == os.access(PM_QOS_FILE, os.W_OK)
     assert [sum(b["bytes"]) for b in run.bursts] == [SENDERS * SIZE] * BURSTS  # the receiver got everything
     assert table["matches"].all(), table.to_string()  # one burst each, all its new payload but edge bins
     rx = found.bursts[found.bursts["host"] == RECEIVER_ADDR]
