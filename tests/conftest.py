@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "scenarios" / "incast_dumbbell.toml"
 
 # A suite started in the background of a script (`make test &`) inherits SIGINT ignored, and
 # every child would too (an ignored signal stays ignored across exec), so the tests that stop a
 # run with Ctrl-C would see it never arrive. A handler here is reset to the default in children.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
-DEMO = ROOT / "scenarios" / "incast_dumbbell.toml"
 
 
 def small_incast_dict() -> dict[str, Any]:
