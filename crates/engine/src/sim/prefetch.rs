@@ -4,7 +4,6 @@
 
 use super::flow::Flow;
 use super::world::World;
-use super::world::{NOT_A_HOST, REMOTE};
 use crate::des::Event;
 use crate::packet::{PacketKind, PacketRef, NIL, SCRATCH};
 use crate::units::Time;
@@ -90,9 +89,12 @@ impl World {
             }
             self.prefetch_packets(self.sched.peek_ready(lead.packets));
             if FAR {
-                self.prefetch_host_flow(self.sched.peek_ready(HOST_FLOW_LEAD));
+                // One peek for the two steps at the same lead (the compiler reads it twice).
+                let host_flow = self.sched.peek_ready(HOST_FLOW_LEAD);
+                let second = if SECOND_LEAD == HOST_FLOW_LEAD { host_flow } else { self.sched.peek_ready(SECOND_LEAD) };
+                self.prefetch_host_flow(host_flow);
                 self.prefetch_host_state(self.sched.peek_ready(HOST_STATE_LEAD));
-                self.prefetch_second(self.sched.peek_ready(SECOND_LEAD));
+                self.prefetch_second(second);
             }
             self.dispatch(ev);
         }
@@ -118,10 +120,12 @@ impl World {
     ///
     /// The prefetches take no branch on the event's kind: that changes at every bucket's
     /// end, and a wasted hint costs less than a mispredicted branch. `Event::NONE` names
-    /// port 0 twice; a rare timer names some other ports (its generation and its flow).
+    /// port 0 twice; a rare timer names some other ports (its generation and its flow); an
+    /// arrival at a host names port 0 as its egress (its hop is no port, `HOST_HOP`).
     #[inline(always)]
     pub(super) fn prefetch_ports(&self, ev: Event) {
-        for port in [ev.port(), ev.index()] {
+        let egress = std::hint::select_unpredictable(World::host_of(ev.index()).is_some(), 0, ev.index());
+        for port in [ev.port(), egress] {
             // A hint: no bounds check needed, a wild address would not fault.
             let port = self.ports.as_ptr().wrapping_add(port as usize) as *const u8;
             prefetch(port);
@@ -159,17 +163,13 @@ impl World {
         }
     }
 
-    /// The host an arrival reaches, if it is one, and the packet arriving (`ev` may be a
-    /// timer or `Event::NONE`).
+    /// The host an arrival reaches, if it is one (its hop says so, `HOST_HOP`), and the
+    /// packet arriving (`ev` may be a timer or `Event::NONE`).
     #[inline(always)]
     fn host_reached(&self, ev: Event) -> Option<(u32, PacketRef)> {
-        if !ev.is_arrival() {
-            return None;
-        }
-        let port = self.ports.get(ev.port() as usize)?;
-        let host = *self.node_host.get(port.to.idx())?;
-        let r = port.wire.head;
-        (host != NOT_A_HOST && host != REMOTE && r != NIL).then_some((host, r))
+        let host = World::host_of(ev.index()).filter(|_| ev.is_arrival())?;
+        let r = self.ports.get(ev.port() as usize)?.wire.head;
+        (r != NIL).then_some((host, r))
     }
 
     /// For a packet reaching a host, its line at hand: every line of its flow (sender,

@@ -38,6 +38,14 @@ pub(super) const NOT_A_HOST: u32 = u32::MAX;
 /// one: no arrival there runs here (see `partition.rs`), and a route there is chosen here
 /// only from a `Fib`.
 pub(super) const REMOTE: u32 = u32::MAX - 1;
+/// The hop of a packet that arrives at a host: `HOST_HOP | host`, in its arrival event
+/// and in `Packet::next_hop` where a switch would find its egress port. Host numbers, like
+/// ports, are below 2^24 (every host has a port), and `NOT_A_HOST` and `REMOTE` have this
+/// bit set, so a node's `node_host` below `HOST_HOP` is a host. The run loop then tells a
+/// host's arrival from the event alone (`World::host_of`), without reading the port and
+/// the node.
+pub(super) const HOST_HOP: u32 = 1 << 31;
+const _: () = assert!(NOT_A_HOST & HOST_HOP != 0 && REMOTE & HOST_HOP != 0);
 /// `port_host` of a port whose link leads to another partition (such a link joins two
 /// switches, so the port is no NIC).
 pub(super) const LEAVES: u32 = u32::MAX - 1;
@@ -438,16 +446,27 @@ impl World {
     /// Chooses, as a packet starts towards switch `node`, the port that switch will send it
     /// on (routing does not change during a run), so its arrival event names the egress
     /// port and the run loop can prefetch it with the arriving one (`prefetch_ports`).
+    /// Towards a host: `HOST_HOP | host`.
     #[inline(always)]
     pub(super) fn route_ahead(&self, node: NodeId, r: PacketRef) -> u32 {
         let pkt = self.pool.get(r);
-        match &self.fib {
-            // Asked at hosts too (a meaningless port): whether the node is a host would be
-            // a branch mispredicted at one hop in three.
+        debug_assert!(node.idx() < self.node_host.len());
+        // SAFETY: a port leads to a node of this world.
+        let host = unsafe { *self.node_host.get_unchecked(node.idx()) };
+        let port = match &self.fib {
+            // Asked at hosts too (a meaningless port), then set aside without a branch:
+            // whether the node is a host would be mispredicted at one hop in three.
             Some(fib) => fib.select(node, pkt.dst, pkt.entropy).0,
-            None if self.node_host[node.idx()] != NOT_A_HOST => 0,
+            None if host != NOT_A_HOST => 0,
             None => self.select_without_fib(node, pkt.dst, pkt.entropy).0,
-        }
+        };
+        std::hint::select_unpredictable(host < HOST_HOP, HOST_HOP | host, port)
+    }
+
+    /// The host a hop names (`HOST_HOP`), or `None` for a switch's egress port.
+    #[inline(always)]
+    pub(super) fn host_of(hop: u32) -> Option<u32> {
+        (hop & HOST_HOP != 0).then_some(hop & !HOST_HOP)
     }
 
     /// `Routes::select` out of the loop: without a `Fib` (never in the benches) a call per
@@ -474,7 +493,7 @@ impl World {
     }
 
     /// The head of `port`'s wire arrives at its far end, which (a switch) forwards it on
-    /// `hop`, chosen when it started.
+    /// `hop`, chosen when it started, or which is the host `hop` names (`HOST_HOP`).
     #[inline(always)]
     fn arrive(&mut self, port: PortId, hop: u32) {
         let now = self.sched.now();
@@ -503,36 +522,34 @@ impl World {
         }
         self.packet_hops += 1;
         self.last_activity = now;
-        debug_assert!(node.idx() < self.node_host.len());
-        // SAFETY: a port leads to a node of this world.
-        let host = unsafe { *self.node_host.get_unchecked(node.idx()) };
-        if host == NOT_A_HOST {
+        debug_assert_eq!(Self::host_of(hop), Some(self.node_host[node.idx()]).filter(|&h| h < HOST_HOP));
+        let Some(host) = Self::host_of(hop) else {
             debug_assert_eq!(hop, {
                 let pkt = self.pool.get(r);
                 self.routes.select(node, pkt.dst, pkt.entropy).0
             });
             self.enqueue(PortId(hop), r);
-        } else {
-            self.delivered_bytes += bytes;
-            let pkt = *self.pool.get(r);
-            // Relays keep every flow, so their count is never read.
-            if self.has_relays && self.intercepted(host, r, &pkt) {
-                return;
-            }
-            // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
-            // in another (the count is exact, and read, only in a whole run that retires).
-            self.flows[pkt.flow.idx()].packet_out();
-            match pkt.kind {
-                PacketKind::Data => self.on_data(HostId(host), r, &pkt),
-                PacketKind::Ack => self.on_ack(r, &pkt),
-                PacketKind::Control => self.on_control(r, &pkt),
-                PacketKind::Nack => self.on_nack(r, &pkt),
-                PacketKind::Degree => self.on_degree(r, &pkt),
-                PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
-            }
-            if self.retire {
-                self.retire_if_done(pkt.flow);
-            }
+            return;
+        };
+        self.delivered_bytes += bytes;
+        let pkt = *self.pool.get(r);
+        // Relays keep every flow, so their count is never read.
+        if self.has_relays && self.intercepted(host, r, &pkt) {
+            return;
+        }
+        // Wrapping: in a partitioned run a flow's packets leave in one world and arrive
+        // in another (the count is exact, and read, only in a whole run that retires).
+        self.flows[pkt.flow.idx()].packet_out();
+        match pkt.kind {
+            PacketKind::Data => self.on_data(HostId(host), r, &pkt),
+            PacketKind::Ack => self.on_ack(r, &pkt),
+            PacketKind::Control => self.on_control(r, &pkt),
+            PacketKind::Nack => self.on_nack(r, &pkt),
+            PacketKind::Degree => self.on_degree(r, &pkt),
+            PacketKind::ParityNack => self.on_parity_nack(r, &pkt),
+        }
+        if self.retire {
+            self.retire_if_done(pkt.flow);
         }
     }
 
