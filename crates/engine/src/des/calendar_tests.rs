@@ -88,12 +88,14 @@ fn pops_in_time_then_push_order() {
 /// Buckets of hundreds of entries, as in a large fabric at 100 Gb/s: they are sorted by
 /// radix (one pass of a byte at widths up to 2^8 ps, two up to 2^16) and take entries
 /// pushed into them while they are served. Many equal times, so a pass that is not stable,
-/// or an insert before an equal, shows.
+/// or an insert before an equal, shows. With the far padding, the far peeks see the same.
 #[test]
 fn dense_buckets_pop_in_time_then_push_order() {
-    for shift in [6, 13, 16] {
+    for (shift, far) in [(6, false), (13, false), (16, false), (13, true)] {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(shift as u64);
         let mut cal = Calendar::new(shift, 4, u64::MAX);
+        cal.set_far_padding(far);
+        let padding = if far { FAR_PAD } else { PAD };
         let width = 1u64 << shift;
         let mut reference = Vec::new();
         let (mut seq, mut now) = (0u64, 0u64);
@@ -116,10 +118,13 @@ fn dense_buckets_pop_in_time_then_push_order() {
                 assert_eq!(got, want, "width 2^{shift} ps, round {round}");
                 now = got.0;
                 // The next entries of the bucket, as the run loop peeks them.
-                for k in 0..PAD {
-                    let (i, peeked) = (cal.head + k, cal.peek_ahead(k));
-                    if i < cal.ready.len() {
-                        assert_eq!(peeked, reference[k].1, "peek {k} after {got:?}");
+                for k in 0..padding {
+                    // SAFETY: `k` is below the padding set above.
+                    let (i, peeked) = (cal.head + k, unsafe { cal.peek_padded(k) });
+                    let want = if i < cal.ready.len() { reference[k].1 } else { u64::MAX };
+                    assert_eq!(peeked, want, "peek {k} after {got:?}");
+                    if k < PAD {
+                        assert_eq!(cal.peek_ahead(k), want);
                     }
                 }
             }
@@ -187,6 +192,45 @@ fn peeks_past_the_padding_stop_at_the_bucket_end() {
     }
     assert_eq!(far(&cal), [u64::MAX; 6]);
     assert_eq!(cal.peek_ahead(2), 111);
+}
+
+/// With the far padding, a peek anywhere below `FAR_PAD` is the bucket's entry there or
+/// `none` past its end: after a pop, after an entry joins the bucket being served, after
+/// a bucket change, and once the padding is back to the near one for the near peeks.
+#[test]
+fn far_padding_answers_every_peek_below_it() {
+    let mut cal = Calendar::new(10, 4, u64::MAX);
+    cal.set_far_padding(true);
+    for key in 0..20u64 {
+        cal.push(key, 100 + key);
+    }
+    cal.push(5000, 1);
+    let peeks = |cal: &Calendar<u64>| -> Vec<u64> {
+        // SAFETY: every k is below `FAR_PAD`, the padding set above.
+        (0..FAR_PAD).map(|k| unsafe { cal.peek_padded(k) }).collect()
+    };
+    let bucket = |from: u64, to: u64| -> Vec<u64> {
+        (0..FAR_PAD as u64).map(|k| if from + k < to { 100 + from + k } else { u64::MAX }).collect()
+    };
+    assert_eq!(cal.pop(), Some((0, 100)));
+    assert_eq!(peeks(&cal), bucket(1, 20));
+    for _ in 0..10 {
+        cal.pop();
+    }
+    assert_eq!(peeks(&cal), bucket(11, 20));
+    cal.push(15, 7);
+    let mut want = bucket(11, 20);
+    want.insert(5, 7);
+    want.truncate(FAR_PAD);
+    assert_eq!(peeks(&cal), want);
+    while cal.pop().is_some_and(|e| e.0 < 5000) {}
+    assert_eq!(peeks(&cal), vec![u64::MAX; FAR_PAD]);
+    cal.set_far_padding(false);
+    cal.push(6000, 2);
+    cal.push(6001, 3);
+    assert_eq!(cal.pop(), Some((6000, 2)));
+    // SAFETY: below the near padding.
+    assert_eq!([0, 1, 2].map(|k| unsafe { cal.peek_padded(k) }), [3, u64::MAX, u64::MAX]);
 }
 
 /// Widths follow the density both ways, and retuning never changes the pop order.

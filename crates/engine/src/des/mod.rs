@@ -6,7 +6,7 @@
 mod bucket_sort;
 mod calendar;
 
-pub use calendar::Calendar;
+pub use calendar::{Calendar, FAR_PAD};
 
 use crate::units::Time;
 
@@ -227,6 +227,22 @@ impl Schedule {
     #[inline(always)]
     pub fn peek_ready(&self, k: usize) -> Event {
         self.heap.peek_ahead(k)
+    }
+
+    /// `peek_ready` in one read, for a run loop that looks up to `FAR_PAD - 1` places ahead
+    /// (`far`), or `PAD - 1`, after `set_far_padding(far)`.
+    pub fn set_far_padding(&mut self, far: bool) {
+        self.heap.set_far_padding(far);
+    }
+
+    /// `peek_ready` without its clamp.
+    ///
+    /// # Safety
+    /// `k` is below `FAR_PAD` after `set_far_padding(true)`, else below 3.
+    #[inline(always)]
+    pub unsafe fn peek_padded(&self, k: usize) -> Event {
+        // SAFETY: the caller's.
+        unsafe { self.heap.peek_padded(k) }
     }
 
 

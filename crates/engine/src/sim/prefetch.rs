@@ -4,7 +4,7 @@
 
 use super::flow::Flow;
 use super::world::World;
-use crate::des::Event;
+use crate::des::{Event, FAR_PAD};
 use crate::packet::{PacketKind, PacketRef, NIL, SCRATCH};
 use crate::units::Time;
 use crate::net::PortState;
@@ -56,6 +56,13 @@ const HOST_STATE_LEAD: usize = 1;
 /// (`World::far_lead_above_bytes` starts here): half the L3 of these machines (32 MiB,
 /// shared by the core's neighbours).
 pub(super) const FAR_LEAD_ABOVE_BYTES: usize = 16 << 20;
+const _: () = assert!(
+    FAR_LEAD.ports < FAR_PAD
+        && FAR_LEAD.packets < FAR_PAD
+        && HOST_FLOW_LEAD < FAR_PAD
+        && SECOND_LEAD < FAR_PAD
+        && HOST_STATE_LEAD < FAR_PAD
+);
 
 /// The prefetching a call of the run loop does (see `World::cold_working_set`).
 pub(super) struct Prefetching {
@@ -85,18 +92,33 @@ impl World {
             let Some(ev) = self.sched.pop_until(stop) else { break };
             // Events not at hand yet are `Event::NONE`.
             if ports_cold {
-                self.prefetch_ports(self.sched.peek_ready(lead.ports));
+                self.prefetch_ports(self.ahead::<FAR>(lead.ports));
             }
-            self.prefetch_packets(self.sched.peek_ready(lead.packets));
+            self.prefetch_packets(self.ahead::<FAR>(lead.packets));
             if FAR {
                 // One peek for the two steps at the same lead (the compiler reads it twice).
-                let host_flow = self.sched.peek_ready(HOST_FLOW_LEAD);
-                let second = if SECOND_LEAD == HOST_FLOW_LEAD { host_flow } else { self.sched.peek_ready(SECOND_LEAD) };
+                let host_flow = self.ahead::<FAR>(HOST_FLOW_LEAD);
+                let second = if SECOND_LEAD == HOST_FLOW_LEAD { host_flow } else { self.ahead::<FAR>(SECOND_LEAD) };
                 self.prefetch_host_flow(host_flow);
-                self.prefetch_host_state(self.sched.peek_ready(HOST_STATE_LEAD));
+                self.prefetch_host_state(self.ahead::<FAR>(HOST_STATE_LEAD));
                 self.prefetch_second(second);
             }
             self.dispatch(ev);
+        }
+    }
+
+    /// The event `k` places ahead, or `Event::NONE` past the current bucket. The far loop
+    /// reads it without clamping `k` to the calendar's padding, which `run_events` made
+    /// `FAR_PAD` long for it (bench (d): 10 instructions a packet-hop fewer).
+    #[inline(always)]
+    fn ahead<const FAR: bool>(&self, k: usize) -> Event {
+        if FAR {
+            debug_assert!(k < FAR_PAD);
+            // SAFETY: `run_events` sets the far padding before it runs the far loop, and
+            // every far lead is below `FAR_PAD` (asserted with the leads).
+            unsafe { self.sched.peek_padded(k) }
+        } else {
+            self.sched.peek_ready(k)
         }
     }
 

@@ -183,6 +183,8 @@ impl World {
         // No prefetching while the pool is small (it only grows, while the network fills
         // up), then packets, and ports too if they and the flows are cold on their own.
         let Prefetching { packets_above, ports_cold, far } = self.cold_working_set();
+        // The far loop's peeks read the calendar's padding unclamped (`World::ahead`).
+        self.sched.set_far_padding(far);
         // Routes are computed rather than read when the tables would not stay in cache.
         if let Some(fib) = &mut self.fib {
             fib.compute(far);
