@@ -229,8 +229,8 @@ impl Schedule {
         self.heap.peek_ahead(k)
     }
 
-    /// `peek_ready` in one read, for a run loop that looks up to `FAR_PAD - 1` places ahead
-    /// (`far`), or `PAD - 1`, after `set_far_padding(far)`.
+    /// Keeps `FAR_PAD` entries of padding past the current bucket from now on (`far`), or
+    /// 3, so that `peek_padded` reaches that far in one read.
     pub fn set_far_padding(&mut self, far: bool) {
         self.heap.set_far_padding(far);
     }
