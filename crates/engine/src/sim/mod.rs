@@ -16,6 +16,7 @@ mod partition_merge;
 mod partition_stream;
 mod paths;
 mod grid;
+mod hops;
 mod pipeline;
 mod prefetch;
 mod proxy;

@@ -1,4 +1,4 @@
-//! Tests of `calendar.rs`: pop order, bucket widths, skipping quiet stretches.
+//! Tests of the calendar: pop order, bucket widths, skipping quiet stretches.
 
 use super::*;
 use rand::{Rng, SeedableRng};
@@ -175,17 +175,19 @@ fn peeks_stop_at_the_bucket_end() {
     assert_eq!(cal.peek_ahead(0), u64::MAX);
 }
 
-/// Peeks beyond the padding (the run loop's far lead) see the bucket where it reaches that
-/// far, and `none` past its end however far they look.
+/// Peeks beyond the near padding (the run loop's far lead) see the bucket where it reaches
+/// that far, and `none` past its end however far they look.
 #[test]
 fn peeks_past_the_padding_stop_at_the_bucket_end() {
     let mut cal = Calendar::new(10, 4, u64::MAX);
+    cal.set_far_padding(true);
     for key in 0..12u64 {
         cal.push(key, 100 + key);
     }
     cal.push(5000, 1);
     assert_eq!(cal.pop(), Some((0, 100)));
-    let far = |cal: &Calendar<u64>| [3, 4, 8, 10, 11, 40].map(|k| cal.peek_ahead(k));
+    // SAFETY: every k is below `FAR_PAD`.
+    let far = |cal: &Calendar<u64>| [3, 4, 8, 10, 11, FAR_PAD - 1].map(|k| unsafe { cal.peek_padded(k) });
     assert_eq!(far(&cal), [104, 105, 109, 111, u64::MAX, u64::MAX]);
     for _ in 0..8 {
         cal.pop();

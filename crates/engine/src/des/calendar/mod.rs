@@ -25,6 +25,8 @@
 //! again. Pop order is (time, sequence) whatever the
 //! width, so retuning never changes a run.
 
+mod width;
+
 use super::bucket_sort;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -75,8 +77,7 @@ pub(super) const MIN_SLOTS_LOG2: u32 = 10;
 
 /// Entries of `none` kept past the end of the current bucket, so peeking up to this many
 /// places ahead is one read with no bounds test (a test that goes either way at the end of
-/// every bucket, mispredicted about once a packet-hop). A peek further ahead is clamped to
-/// the last of them.
+/// every bucket, mispredicted about once a packet-hop). Further peeks need the far padding.
 const PAD: usize = 3;
 /// The padding while the run loop looks far ahead (`Calendar::set_far_padding`), so that
 /// its peeks, up to `FAR_PAD - 1` places ahead, are one read each (`peek_padded`). Only
@@ -332,17 +333,13 @@ impl<T: Copy + Ord> Calendar<T> {
         Some(unsafe { self.ready.get_unchecked(self.head) })
     }
 
-    /// The value `k` places after the next one if it is in the current bucket, else `none`.
+    /// The value `k` (below `PAD`) places after the next one if it is in the current
+    /// bucket, else `none`. A constant `k`, so the assertion folds away.
     #[inline(always)]
     pub fn peek_ahead(&self, k: usize) -> T {
-        debug_assert!(self.head <= self.ready.len());
-        // Up to `PAD` ahead, the padding answers past the end; further (a constant `k`, so
-        // the test folds away), the index is clamped to the last pad entry, without a
-        // branch: writing more padding at every bucket cost a sparse run 1.6%.
-        let i = if k < PAD { self.head + k } else { (self.head + k).min(self.ready.len() + PAD - 1) };
-        // SAFETY: `head <= len`, so `i < len + PAD`, and the `PAD` entries past `len` are
-        // written (`pad`) after every change to the current bucket.
-        unsafe { (*self.ready.as_ptr().add(i)).value }
+        assert!(k < PAD, "a peek {k} ahead needs the far padding (`peek_padded`)");
+        // SAFETY: `k` is below `PAD`, never more than the padding.
+        unsafe { self.peek_padded(k) }
     }
 
     /// `peek_ahead` within the padding: one read, no clamp.
@@ -419,98 +416,6 @@ impl<T: Copy + Ord> Calendar<T> {
                 return true;
             }
         }
-    }
-
-    /// Events keep landing in the current bucket, far denser than the width was tuned for
-    /// (the bucket is served like a sorted list): retune now rather than at the next bucket
-    /// change.
-    #[cold]
-    #[inline(never)]
-    fn crowded(&mut self) {
-        if self.shift > self.min_shift || (self.per_bucket() > CROWDED && self.shift > NARROWEST_SHIFT) {
-            self.retune();
-        } else {
-            self.restart_counts();
-        }
-    }
-
-    /// Widens the buckets when fewer than `SPARSE` pushes came per bucket change, narrows
-    /// them (with more slots, so the wheel spans as long) above `DENSE`, then places every
-    /// entry again.
-    fn retune(&mut self) {
-        // Counting what the current bucket served so far (a crowded bucket may never end).
-        let served = self.served.wrapping_add(self.head as u64);
-        let advances = self.advances.max(1) as u64;
-        let per_bucket = self.per_bucket();
-        self.restart_counts();
-        let slots_log2 = (self.mask + 1).trailing_zeros();
-        let (shift, slots_log2) = if per_bucket < SPARSE && self.shift < MAX_SHIFT {
-            // Density grows about linearly with the width: at least double it, aiming at 8
-            // or more per bucket. With fewer slots, so the wheel spans as long as before: a
-            // span grown with the width (Uno's 2^18 slots of 2 us: 0.5 s) is never gone round
-            // within a run, so every bucket would be a slot never used before, with a new
-            // allocation, where a wheel that turns reuses its buckets' storage.
-            let step = (8 * advances / served.max(1)).max(2).ilog2().min(MAX_SHIFT - self.shift);
-            (self.shift + step, slots_log2.saturating_sub(step).max(MIN_SLOTS_LOG2.min(slots_log2)))
-        } else if per_bucket > DENSE && self.shift > self.min_shift {
-            let step = (per_bucket / 4).ilog2().min(self.shift - self.min_shift);
-            (self.shift - step, (slots_log2 + step).min(MAX_SLOTS_LOG2))
-        } else if per_bucket > CROWDED && self.shift > NARROWEST_SHIFT {
-            // Below the starting width, but only toward `CROWDED / 2` a bucket: what a
-            // push into the bucket being served moves halves with the width, and the radix
-            // sort still takes the buckets.
-            let step = (per_bucket / (CROWDED / 2)).ilog2().min(self.shift - NARROWEST_SHIFT);
-            (self.shift - step, (slots_log2 + step).min(MAX_SLOTS_LOG2))
-        } else {
-            return;
-        };
-        self.rebuild(shift, slots_log2);
-    }
-
-    /// Entries served per bucket change since the counts restarted, the current bucket's too.
-    fn per_bucket(&self) -> u64 {
-        self.served.wrapping_add(self.head as u64) / self.advances.max(1) as u64
-    }
-
-    fn restart_counts(&mut self) {
-        self.advances = 0;
-        // What the current bucket served before now is not counted (`advance` adds it all).
-        self.served = 0u64.wrapping_sub(self.head as u64);
-        self.pushed_here = 0;
-    }
-
-    /// Re-places the current bucket's rest and the wheel's entries (keeping the push order
-    /// of equal times) in a wheel of `2^slots_log2` buckets of `2^shift` ps whose current
-    /// bucket holds the old one's start; the far heap gives up what the new span reaches.
-    ///
-    /// The far heap stays as it is: its keys are all at or past the old span's end, later
-    /// than any entry of the wheel, so no time is split between the two. Sorting it at every
-    /// retune (as this once did) cost a 99,999-to-1 incast, whose 100,000-180,000 timers wait
-    /// there, 7% of its run loop, and re-pushing it into a fresh heap faulted that heap's
-    /// pages in again.
-    fn rebuild(&mut self, shift: u32, slots_log2: u32) {
-        // The current bucket's rest and the wheel: disjoint times, each in push order.
-        let mut near: Vec<Entry<T>> = self.ready.drain(self.head..).collect();
-        for b in &mut self.wheel {
-            near.append(b);
-        }
-        self.ready.clear();
-        self.head = 0;
-        let start = self.cur << self.shift;
-        let slots = 1usize << slots_log2;
-        self.shift = shift;
-        self.mask = slots as u64 - 1;
-        self.wheel.resize_with(slots, Vec::new);
-        self.occupied = vec![0; slots.div_ceil(64)];
-        self.set_cur(start >> shift);
-        // Past a narrower span, an entry joins the far heap, after everything of its time
-        // there (nothing: it is earlier than the old span's end).
-        for e in near {
-            self.place(e);
-        }
-        self.pull_far();
-        self.sort_ready();
-        self.pad();
     }
 
     /// Puts an entry where its key belongs: the current bucket (unsorted: the caller
@@ -630,5 +535,4 @@ impl<T: Copy + Ord> Calendar<T> {
 }
 
 #[cfg(test)]
-#[path = "calendar_tests.rs"]
 mod tests;
