@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,21 @@ def test_validate_ok() -> None:
     r = fanin_cli("validate", str(DEMO))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok: incast-dumbbell"
+
+
+def test_validate_starts_without_pandas() -> None:
+    """`fanin validate` makes no DataFrame, so it must not pay pandas' import (about half a
+    second of every command's start before it was deferred)."""
+    code = (
+        "import sys\n"
+        "from fanin.cli import main\n"
+        f"sys.argv = ['fanin', 'validate', {str(DEMO)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["ok: incast-dumbbell", "False"]
 
 
 def test_validate_bad_cc(tmp_path: Path, small_incast: dict[str, Any]) -> None:

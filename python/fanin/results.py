@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fanin._fs import MANIFEST, atomic_dir
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from fanin._native import Column as NativeColumn
 
 TIMING = "timing.json"
@@ -266,6 +267,8 @@ def _schema_type(table: str, col: str) -> pa.DataType:
 
 def _nullable_ints(t: pa.Table, col: str) -> pd.Series:
     """An Arrow integer column as pandas ``UInt64``/``Int64`` without a trip through floats."""
+    import pandas as pd  # here, not at the top: a CLI command that makes no DataFrame skips it
+
     return t.column(col).to_pandas(types_mapper={_U64: pd.UInt64Dtype(), _U32: pd.UInt32Dtype(), _I64: pd.Int64Dtype()}.get)
 
 

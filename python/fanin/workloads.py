@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from fanin import _native
 from fanin._fs import atomic_write_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PACKAGE_DATA = Path(__file__).resolve().parent / "data"
 UNO_DIR = PACKAGE_DATA / "uno"
@@ -53,6 +54,15 @@ def find(name: str | os.PathLike[str], extra_dirs: list[str] | None = None) -> P
     raise FileNotFoundError(f"{name}: not found here, in fanin's data, or in the Uno artifact directories ({', '.join(artifact_dirs())})")
 
 
+def _frame(cols: dict[str, Any], ints: tuple[str, ...]) -> pd.DataFrame:
+    """The engine's columns as a DataFrame, ``ints`` as int64. pandas is imported here: a
+    scenario that only names a matrix file (checked, not read, by ``fanin validate``) needs
+    none of it."""
+    import pandas as pd
+
+    return pd.DataFrame(cols).astype(dict.fromkeys(ints, "int64"))
+
+
 def read_cm(path: str | os.PathLike[str]) -> pd.DataFrame:
     """One row per flow: ``src``, ``dst``, ``id``, ``start_ps``, ``size_bytes`` (file order).
 
@@ -62,7 +72,7 @@ def read_cm(path: str | os.PathLike[str]) -> pd.DataFrame:
         cols = _native.parse_cm(p.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ValueError(f"{p}: {exc}") from None
-    return pd.DataFrame(cols).astype({"src": "int64", "dst": "int64", "id": "int64", "start_ps": "int64", "size_bytes": "int64"})
+    return _frame(cols, ("src", "dst", "id", "start_ps", "size_bytes"))
 
 
 def mixed_poisson(
@@ -107,7 +117,7 @@ def mixed_poisson(
         if which not in ("intra", "inter") or not what:
             raise
         raise ValueError(f"{paths[0 if which == 'intra' else 1]}: {what}") from None
-    df = pd.DataFrame(cols).astype({"src": "int64", "dst": "int64", "start_ps": "int64", "size_bytes": "int64"})
+    df = _frame(cols, ("src", "dst", "start_ps", "size_bytes"))
     df["inter_dc"] = (df["src"] // per_dc) != (df["dst"] // per_dc)
     return df
 
