@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use super::bfs::{fill_classes, intern, Cells, Graph};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
@@ -28,12 +29,12 @@ pub(crate) const MULTI: u32 = 1 << 31;
 pub(crate) const NO_ROUTE: u32 = MULTI;
 pub(crate) const NO_NODE: NodeId = NodeId(u32::MAX);
 /// `row_of` of a node that answers by rule (see `uplink`).
-const NO_ROW: u32 = u32::MAX;
+pub(super) const NO_ROW: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Group {
-    start: u32,
-    len: u32,
+pub(super) struct Group {
+    pub(super) start: u32,
+    pub(super) len: u32,
 }
 
 /// Equal-cost next hops from every node toward every host.
@@ -106,9 +107,9 @@ fn no_route(node: NodeId, dst: HostId) -> ! {
 
 /// Out ports per node in CSR form, ascending port id (so groups list ports in a fixed
 /// order and the same entropy picks the same port on every run).
-struct Adjacency {
+pub(super) struct Adjacency {
     start: Vec<u32>,
-    ports: Vec<PortId>,
+    pub(super) ports: Vec<PortId>,
 }
 
 impl Adjacency {
@@ -137,7 +138,7 @@ impl Adjacency {
         Adjacency { start, ports }
     }
 
-    fn of(&self, n: usize) -> &[PortId] {
+    pub(super) fn of(&self, n: usize) -> &[PortId] {
         &self.ports[self.start[n] as usize..self.start[n + 1] as usize]
     }
 }
@@ -192,28 +193,16 @@ impl TableShape {
     }
 }
 
-/// Build-time scratch: whether a set of next hops reaches some node twice (then ECMP is
-/// weighed by node), in one pass.
-struct NodeMarks {
-    mark: Vec<u32>,
-    epoch: u32,
-}
-
-impl NodeMarks {
-    fn repeats(&mut self, hops: &[PortId], port_to: &[NodeId]) -> bool {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.mark.fill(0);
-            self.epoch = 1;
-        }
-        hops.iter().any(|p| std::mem::replace(&mut self.mark[port_to[p.idx()].idx()], self.epoch) == self.epoch)
-    }
-}
-
 impl Routes {
     /// Shortest paths by hop count from every node to every host; only switches forward (a
     /// path never transits a host).
     pub fn shortest_paths(topo: &Topology) -> Routes {
+        Routes::searched(topo, None)
+    }
+
+    /// `shortest_paths`, searching on two threads or one as `two_threads` says (`None`: by
+    /// the topology's size); the tables are the same either way.
+    pub(super) fn searched(topo: &Topology, two_threads: Option<bool>) -> Routes {
         let (n_nodes, n_ports) = (topo.nodes.len(), topo.port_count());
         assert!(n_ports < MULTI as usize, "too many ports for a routing entry");
         let port_to: Vec<NodeId> = topo.ports().map(|(_, p)| p.to).collect();
@@ -242,10 +231,9 @@ impl Routes {
         // BFS walks switches and the nodes with rows only: a rowless host is never expanded
         // and no route passes through it (`fwd` leaves out the links to them).
         let fwd = Adjacency::new(topo, |p| r.row_of[r.port_to[p.idx()].idx()] != NO_ROW);
-        let mut bfs = Bfs { dist: vec![u32::MAX; n_nodes], queue: Vec::with_capacity(n_nodes), last: vec![NO_ROUTE; n_nodes], hops: Vec::new(), marks: NodeMarks { mark: vec![0; n_nodes], epoch: 0 } };
-        for (c, &h) in reps.iter().enumerate() {
-            bfs.fill_class(&mut r, &out, &fwd, &mut interned, c, h);
-        }
+        let graph = Graph { out: &out, fwd: &fwd, host_node: &r.host_node, forwards: &r.forwards, port_to: &r.port_to, row_of: &r.row_of, attach: &r.attach };
+        let mut cells = Cells { cells: &mut r.cells, n_classes: r.n_classes, groups: &mut r.groups, ports: &mut r.ports, interned: &mut interned };
+        fill_classes(&graph, &mut cells, &reps, two_threads);
         r
     }
 
@@ -295,17 +283,7 @@ impl Routes {
 
     /// The interned cell for a set of next hops (build time only).
     fn intern(&mut self, hops: &[PortId], interned: &mut HashMap<Vec<PortId>, u32>) -> u32 {
-        if let &[p] = hops {
-            return p.0;
-        }
-        if let Some(&e) = interned.get(hops) {
-            return e;
-        }
-        let g = self.groups.len() as u32;
-        self.groups.push(Group { start: self.ports.len() as u32, len: hops.len() as u32 });
-        self.ports.extend_from_slice(hops);
-        interned.insert(hops.to_vec(), MULTI | g);
-        MULTI | g
+        intern(&mut self.groups, &mut self.ports, hops, interned)
     }
 
     /// The ports of a group cell (a cell with the `MULTI` bit).
@@ -464,76 +442,6 @@ impl Routes {
 }
 
 /// One BFS per class, with its scratch kept across classes.
-struct Bfs {
-    dist: Vec<u32>,
-    queue: Vec<usize>,
-    /// Per node: its most recent group, which is almost always the next one too (a leaf's
-    /// "all spines" set), and spares most hash lookups.
-    last: Vec<u32>,
-    hops: Vec<PortId>,
-    marks: NodeMarks,
-}
-
-impl Bfs {
-    /// Fills class `c`'s cells from a BFS from its first host `h`. Links are full duplex, so
-    /// following a node's out ports backwards is the same as following in ports. A host
-    /// with a row gets a distance (it can send) but is never expanded (it does not forward).
-    fn fill_class(&mut self, r: &mut Routes, out: &Adjacency, fwd: &Adjacency, interned: &mut HashMap<Vec<PortId>, u32>, c: usize, h: usize) {
-        let d = r.host_node[h].idx();
-        self.queue.clear();
-        self.dist[d] = 0;
-        self.queue.push(d);
-        let mut head = 0;
-        while head < self.queue.len() {
-            let v = self.queue[head];
-            head += 1;
-            if v != d && !r.forwards[v] {
-                continue;
-            }
-            for &q in if v == d { out.of(v) } else { fwd.of(v) } {
-                let u = r.port_to[q.idx()].idx();
-                if self.dist[u] == u32::MAX && r.row_of[u] != NO_ROW {
-                    self.dist[u] = self.dist[v] + 1;
-                    self.queue.push(u);
-                }
-            }
-        }
-        for i in 1..self.queue.len() {
-            let u = self.queue[i];
-            // The attachment switch delivers on each host's own port (`deliver`).
-            if r.attach[c].idx() == u {
-                continue;
-            }
-            // Only a neighbour of `d` can have a link to it among its next hops; links to
-            // other rowless hosts never qualify, so `fwd` does for the rest.
-            let links = if self.dist[u] == 1 { out.of(u) } else { fwd.of(u) };
-            let want = self.dist[u] - 1;
-            self.hops.clear();
-            self.hops.extend(links.iter().copied().filter(|q| {
-                let w = r.port_to[q.idx()].idx();
-                self.dist[w] == want && (w == d || r.forwards[w])
-            }));
-            debug_assert!(!self.hops.is_empty(), "BFS reached node {u} without a way back");
-            if self.hops.len() > 1 && self.marks.repeats(&self.hops, &r.port_to) {
-                weigh_by_node(&mut self.hops, &r.port_to);
-            }
-            let cell = if self.hops.len() == 1 {
-                self.hops[0].0
-            } else if self.last[u] != NO_ROUTE && r.group_ports(self.last[u]) == self.hops.as_slice() {
-                self.last[u]
-            } else {
-                let e = r.intern(&self.hops, interned);
-                self.last[u] = e;
-                e
-            };
-            r.cells[r.row_of[u] as usize * r.n_classes + c] = cell;
-        }
-        for &u in &self.queue {
-            self.dist[u] = u32::MAX;
-        }
-    }
-}
-
 #[cfg(test)]
 #[path = "table_tests.rs"]
 mod tests;

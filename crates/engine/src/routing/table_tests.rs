@@ -214,6 +214,21 @@ fn agrees_with_the_dense_table_on_every_kind() {
     }
 }
 
+/// The searches on two threads make the tables one thread makes, groups numbered alike:
+/// every kind, and a fat-tree with enough classes that the threads take turns many times.
+#[test]
+fn two_search_threads_make_the_same_tables() {
+    use crate::topology::{fat_tree, FatTreeParams, LinkParams};
+    let l = LinkParams { rate_bps: 1, delay_ps: 1 };
+    let mut topos = every_kind();
+    topos.push(fat_tree(&FatTreeParams { k: 12, host_link: l, fabric_link: l }));
+    for (i, t) in topos.iter().enumerate() {
+        let one = Routes::searched(t, Some(false));
+        assert_eq!(Routes::searched(t, Some(true)), one, "topology {i} ({})", t.nodes[0].name);
+        assert_eq!(Routes::shortest_paths(t), one, "topology {i}");
+    }
+}
+
 /// Hosts of one switch share a class; a host with more than one link has its own.
 #[test]
 fn classes_group_single_homed_hosts_by_switch() {
