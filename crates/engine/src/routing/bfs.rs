@@ -13,8 +13,9 @@ use super::table::{weigh_by_node, Adjacency, Group, NO_ROUTE};
 use crate::ids::{NodeId, PortId};
 
 /// Above how many port visits (classes x ports the searches follow) the searches use a
-/// second thread: below it (a k = 16 fat-tree: 0.7 M) they take less than a millisecond.
-const TWO_THREADS_ABOVE: usize = 1 << 24;
+/// second thread: a k = 16 fat-tree (0.5 M) searches in milliseconds on one, less than a
+/// thread's start would be worth; k = 32 is 16.8 M, k = 48 127 M.
+const TWO_THREADS_ABOVE: usize = 1 << 22;
 
 /// How many classes' findings may wait for the calling thread (each about a port list).
 const IN_FLIGHT: usize = 4;
