@@ -1,4 +1,6 @@
-//! The searches that fill `Routes`' cells: one breadth-first search per destination class.
+//! The searches that fill `Routes`' cells: one breadth-first search per destination class,
+//! over the topology's ports in `Adjacency` form, next hops to parallel links weighed by
+//! node (`weigh_by_node`).
 //!
 //! A class's search reads the topology only, and its cells are a column of their own, so on
 //! a large topology the classes are searched on two threads (one takes the odd classes).
@@ -9,8 +11,9 @@
 use std::collections::HashMap;
 use std::sync::mpsc;
 
-use super::table::{weigh_by_node, Adjacency, Group, NO_ROUTE};
+use super::cell::{group_ports, intern, Group, NO_ROUTE, NO_ROW};
 use crate::ids::{NodeId, PortId};
+use crate::topology::Topology;
 
 /// Above how many port visits (classes x ports the searches follow) the searches use a
 /// second thread: a k = 16 fat-tree (0.5 M) searches in milliseconds on one, less than a
@@ -90,7 +93,7 @@ impl Cells<'_> {
             let u = u as usize;
             let cell = if let &[p] = hops {
                 p.0
-            } else if last[u] != NO_ROUTE && self.group_ports(last[u]) == hops {
+            } else if last[u] != NO_ROUTE && group_ports(self.groups, self.ports, last[u]) == hops {
                 last[u]
             } else {
                 last[u] = intern(self.groups, self.ports, hops, self.interned);
@@ -100,26 +103,7 @@ impl Cells<'_> {
         }
     }
 
-    fn group_ports(&self, cell: u32) -> &[PortId] {
-        let g = self.groups[(cell & !super::table::MULTI) as usize];
-        &self.ports[g.start as usize..(g.start + g.len) as usize]
-    }
-}
 
-/// The cell for a set of next hops: the port itself, or the group of these ports, made the
-/// first time the set is seen.
-pub(super) fn intern(groups: &mut Vec<Group>, ports: &mut Vec<PortId>, hops: &[PortId], interned: &mut HashMap<Vec<PortId>, u32>) -> u32 {
-    if let &[p] = hops {
-        return p.0;
-    }
-    if let Some(&e) = interned.get(hops) {
-        return e;
-    }
-    let cell = super::table::MULTI | groups.len() as u32;
-    groups.push(Group { start: ports.len() as u32, len: hops.len() as u32 });
-    ports.extend_from_slice(hops);
-    interned.insert(hops.to_vec(), cell);
-    cell
 }
 
 /// A search's scratch, kept from class to class.
@@ -183,7 +167,7 @@ impl Search {
             }
             for &q in if v == d { g.out.of(v) } else { g.fwd.of(v) } {
                 let u = g.port_to[q.idx()].idx();
-                if self.dist[u] == u32::MAX && g.row_of[u] != super::table::NO_ROW {
+                if self.dist[u] == u32::MAX && g.row_of[u] != NO_ROW {
                     self.dist[u] = self.dist[v] + 1;
                     self.queue.push(u);
                 }
@@ -208,4 +192,61 @@ impl NodeMarks {
         }
         hops.iter().any(|p| std::mem::replace(&mut self.mark[port_to[p.idx()].idx()], self.epoch) == self.epoch)
     }
+}
+
+/// Out ports per node in CSR form, ascending port id (so groups list ports in a fixed
+/// order and the same entropy picks the same port on every run).
+pub(super) struct Adjacency {
+    start: Vec<u32>,
+    pub(super) ports: Vec<PortId>,
+}
+
+impl Adjacency {
+    /// The ports of `topo` that `keep` accepts.
+    pub(super) fn new(topo: &Topology, keep: impl Fn(PortId) -> bool) -> Adjacency {
+        let n = topo.nodes.len();
+        let mut start = vec![0u32; n + 1];
+        let from: Vec<NodeId> = topo.links.iter().flat_map(|l| [l.a, l.b]).collect();
+        let kept = |i: usize| keep(PortId::from(i));
+        for (i, f) in from.iter().enumerate() {
+            if kept(i) {
+                start[f.idx() + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut ports = vec![PortId(0); start[n] as usize];
+        let mut fill = start.clone();
+        for (i, f) in from.iter().enumerate() {
+            if kept(i) {
+                ports[fill[f.idx()] as usize] = PortId::from(i);
+                fill[f.idx()] += 1;
+            }
+        }
+        Adjacency { start, ports }
+    }
+
+    pub(super) fn of(&self, n: usize) -> &[PortId] {
+        &self.ports[self.start[n] as usize..self.start[n + 1] as usize]
+    }
+}
+
+/// Makes ECMP node-level: a flow picks its next node uniformly among the equal-cost ones,
+/// then a link among parallel links to that node (a LAG). With `k_j` links to node `j`,
+/// each of those ports is listed `lcm(k) / k_j` times, so one hash does both choices and a
+/// lookup stays one index. Sets with one link per node (every builder's) are unchanged.
+pub(crate) fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
+    let count = |p: PortId| hops.iter().filter(|q| port_to[q.idx()] == port_to[p.idx()]).count();
+    let counts: Vec<usize> = hops.iter().map(|&p| count(p)).collect();
+    if counts.iter().all(|&c| c == counts[0]) {
+        return;
+    }
+    let lcm = counts.iter().fold(1, |a, &b| a / gcd(a, b) * b);
+    let weighted: Vec<PortId> = hops.iter().zip(&counts).flat_map(|(&p, &c)| std::iter::repeat_n(p, lcm / c)).collect();
+    *hops = weighted;
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
 }

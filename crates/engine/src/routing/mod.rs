@@ -1,6 +1,7 @@
 //! Forwarding: per-node tables of equal-cost next hops toward every host, and each flow's
 //! path selector (ECMP, spraying, UnoLB, PLB: the senders' choice of entropy).
 mod bfs;
+mod cell;
 #[cfg(test)]
 mod dense;
 mod closed;

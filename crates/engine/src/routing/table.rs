@@ -19,23 +19,13 @@
 
 use std::collections::HashMap;
 
-use super::bfs::{fill_classes, intern, Cells, Graph};
+use super::bfs::{fill_classes, Adjacency, Cells, Graph};
+use super::cell::{group_ports, intern, Group, NO_ROW};
+pub(crate) use super::cell::{MULTI, NO_ROUTE};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 
-/// Tag of a cell that names a group rather than a port.
-pub(crate) const MULTI: u32 = 1 << 31;
-/// Group 0 is the empty set: the node is the destination itself, or cannot reach it.
-pub(crate) const NO_ROUTE: u32 = MULTI;
 pub(crate) const NO_NODE: NodeId = NodeId(u32::MAX);
-/// `row_of` of a node that answers by rule (see `uplink`).
-pub(super) const NO_ROW: u32 = u32::MAX;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) struct Group {
-    pub(super) start: u32,
-    pub(super) len: u32,
-}
 
 /// Equal-cost next hops from every node toward every host.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,25 +56,6 @@ pub struct Routes {
     pinned: Vec<Vec<(NodeId, u32)>>,
 }
 
-/// Makes ECMP node-level: a flow picks its next node uniformly among the equal-cost ones,
-/// then a link among parallel links to that node (a LAG). With `k_j` links to node `j`,
-/// each of those ports is listed `lcm(k) / k_j` times, so one hash does both choices and a
-/// lookup stays one index. Sets with one link per node (every builder's) are unchanged.
-pub(crate) fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
-    let count = |p: PortId| hops.iter().filter(|q| port_to[q.idx()] == port_to[p.idx()]).count();
-    let counts: Vec<usize> = hops.iter().map(|&p| count(p)).collect();
-    if counts.iter().all(|&c| c == counts[0]) {
-        return;
-    }
-    let lcm = counts.iter().fold(1, |a, &b| a / gcd(a, b) * b);
-    let weighted: Vec<PortId> = hops.iter().zip(&counts).flat_map(|(&p, &c)| std::iter::repeat_n(p, lcm / c)).collect();
-    *hops = weighted;
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
 /// Mixes the per-flow entropy with the node id. Without the node, every hop would reduce the
 /// same value the same way and correlated choices would polarize (an edge that picked its
 /// first agg would make that agg pick its first core, and half the cores would sit idle).
@@ -103,44 +74,6 @@ pub(crate) fn mix(entropy: u32, node: NodeId) -> u32 {
 #[inline(never)]
 fn no_route(node: NodeId, dst: HostId) -> ! {
     panic!("no route from node {} to host {}", node.0, dst.0)
-}
-
-/// Out ports per node in CSR form, ascending port id (so groups list ports in a fixed
-/// order and the same entropy picks the same port on every run).
-pub(super) struct Adjacency {
-    start: Vec<u32>,
-    pub(super) ports: Vec<PortId>,
-}
-
-impl Adjacency {
-    /// The ports of `topo` that `keep` accepts.
-    fn new(topo: &Topology, keep: impl Fn(PortId) -> bool) -> Adjacency {
-        let n = topo.nodes.len();
-        let mut start = vec![0u32; n + 1];
-        let from: Vec<NodeId> = topo.links.iter().flat_map(|l| [l.a, l.b]).collect();
-        let kept = |i: usize| keep(PortId::from(i));
-        for (i, f) in from.iter().enumerate() {
-            if kept(i) {
-                start[f.idx() + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut ports = vec![PortId(0); start[n] as usize];
-        let mut fill = start.clone();
-        for (i, f) in from.iter().enumerate() {
-            if kept(i) {
-                ports[fill[f.idx()] as usize] = PortId::from(i);
-                fill[f.idx()] += 1;
-            }
-        }
-        Adjacency { start, ports }
-    }
-
-    pub(super) fn of(&self, n: usize) -> &[PortId] {
-        &self.ports[self.start[n] as usize..self.start[n + 1] as usize]
-    }
 }
 
 /// The node all of a host's links lead to, if they lead to one (then the host answers by
@@ -288,8 +221,7 @@ impl Routes {
 
     /// The ports of a group cell (a cell with the `MULTI` bit).
     fn group_ports(&self, cell: u32) -> &[PortId] {
-        let g = self.groups[(cell & !MULTI) as usize];
-        &self.ports[g.start as usize..(g.start + g.len) as usize]
+        group_ports(&self.groups, &self.ports, cell)
     }
 
     /// The cell at `node` toward destination column `dst`.
