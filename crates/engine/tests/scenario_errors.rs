@@ -540,6 +540,22 @@ fn empty_cdf_file() {
     assert!(e.message.contains("not 1"), "{e}");
 }
 
+/// A topology with more ports than an event can name is refused as it is read, before any
+/// table is built for it (a 4,096 x 2,048 leaf-spine: 16,785,408 ports, just past 2^24),
+/// and one just below the limit is not refused for its size.
+#[test]
+fn more_ports_than_a_run_addresses() {
+    let leaf_spine = |spines: u32| format!("[topology]\nkind = \"leaf_spine\"\nleaves = 4096\nspines = {spines}\nhosts_per_leaf = 1\n{WL}receiver = \"h0\"\n");
+    let e = parse_scenario(&leaf_spine(2048), &loader).unwrap_err();
+    assert_eq!(e.path, "topology.kind");
+    assert!(e.message.contains("16785408 ports, more than the 16777215 a run can address"), "{e}");
+    // 4,096 x 2,047 fabric links and 4,096 host links: 2 x 4,096 x 2,048 = 2^24 ports, the
+    // smallest count refused.
+    assert!(parse_scenario(&leaf_spine(2047), &loader).unwrap_err().message.contains("16777216 ports"));
+    // Two spines: far below, read as usual.
+    assert!(parse_scenario(&leaf_spine(2), &loader).is_ok());
+}
+
 /// Extreme but valid values run and end instead of wrapping time around.
 #[test]
 fn extreme_values_run_and_end() {

@@ -8,6 +8,10 @@ mod calendar;
 
 pub use calendar::{Calendar, FAR_PAD};
 
+/// How many ports a run can have: an arrival event names its port in 24 bits (checked when
+/// the scenario is read, `scenario::net`).
+pub const PORT_LIMIT: usize = 1 << 24;
+
 use crate::units::Time;
 
 /// What happens at an instant. Closed: the run loop dispatches with one `match`.
@@ -96,7 +100,7 @@ impl Event {
     /// `hop` (a switch; a host ignores it). Ports are below 2^24.
     #[inline(always)]
     pub fn arrival(port: u32, hop: u32) -> Self {
-        debug_assert!(port < 1 << 24);
+        debug_assert!((port as usize) < PORT_LIMIT);
         Event(((EventKind::Arrive as u64) << 56) | ((port as u64) << 32) | hop as u64)
     }
 

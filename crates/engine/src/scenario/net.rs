@@ -3,6 +3,7 @@
 use super::fields::{link, Ctx, DEFAULT_DELAY, DEFAULT_RATE};
 use super::spec::{MarkingSpec, QueueSpec, TopologySpec};
 use super::superways::LeafQuota;
+use crate::des::PORT_LIMIT;
 use crate::net::queue::{MarkingConfig, QueueConfig, RedConfig};
 use crate::topology::{BcubeLevel, DumbbellParams, FatTreeParams, JellyfishParams, LeafSpineParams, LinkParams, Topology, TopologyParams};
 use crate::units::Size;
@@ -19,7 +20,8 @@ pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<(Topology, Vec<
     let kind = cx.choice("kind", t.kind.as_deref(), None, TOPOLOGY_KINDS)?;
     if kind == "multi_dc" {
         cx.reject(kind, &[("leaf_ports", t.leaf_ports.is_some()), ("spine_ports", t.spine_ports.is_some()), ("level", t.level.is_some()), ("superways", t.superways.is_some())])?;
-        return Ok((super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e))?, Vec::new()));
+        let topo = super::multi_dc::params(cx, t)?.build(seed).map_err(|e| cx.err("kind", e))?;
+        return Ok((addressable(cx, topo)?, Vec::new()));
     }
     cx.only(kind, &given_fields(t), reads(kind))?;
     let default = LinkParams { rate_bps: cx.rate("host_link.rate", &None, DEFAULT_RATE)?, delay_ps: cx.time("host_link.delay", &None, DEFAULT_DELAY)? };
@@ -71,7 +73,18 @@ pub fn topology(cx: &Ctx, t: &TopologySpec, seed: u64) -> Result<(Topology, Vec<
         }
         None => (params, Vec::new()),
     };
-    Ok((params.build(seed).map_err(|e| cx.err("kind", e))?, quotas))
+    Ok((addressable(cx, params.build(seed).map_err(|e| cx.err("kind", e))?)?, quotas))
+}
+
+/// `topo`, if a run can name every port of it (`PORT_LIMIT`); checked before any table
+/// is built for it, which at this size would take minutes.
+fn addressable(cx: &Ctx, topo: Topology) -> Result<Topology, ScenarioError> {
+    let ports = topo.port_count();
+    if ports >= PORT_LIMIT {
+        let limit = PORT_LIMIT - 1;
+        return Err(cx.err("kind", format!("this topology has {ports} ports, more than the {limit} a run can address: use fewer switches, hosts or links")));
+    }
+    Ok(topo)
 }
 
 /// Jellyfish's switches: each may have at most one link to every other switch (no
