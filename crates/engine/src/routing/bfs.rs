@@ -25,8 +25,9 @@ const IN_FLIGHT: usize = 4;
 
 /// What the searches read, fixed while they run.
 pub(super) struct Graph<'a> {
-    /// Every port of every node, and the ports into nodes with rows (what routes use).
+    /// Every port of every node.
     pub out: &'a Adjacency,
+    /// The ports into nodes with rows: what a route can take past its first hop.
     pub fwd: &'a Adjacency,
     pub host_node: &'a [NodeId],
     pub forwards: &'a [bool],
@@ -102,8 +103,6 @@ impl Cells<'_> {
             self.cells[g.row_of[u] as usize * self.n_classes + c] = cell;
         }
     }
-
-
 }
 
 /// A search's scratch, kept from class to class.
