@@ -1,41 +1,28 @@
-//! The searches that fill `Routes`' cells: one breadth-first search per destination class,
-//! over the topology's ports in `Adjacency` form, next hops to parallel links weighed by
-//! node (`weigh_by_node`).
+//! The searches that fill `Routes`' cells: one breadth-first search per destination class
+//! that has no twin (`twins.rs`), over the topology's ports in `Adjacency` form, next hops
+//! to parallel links weighed by node (`weigh_by_node`).
 //!
 //! A class's search reads the topology only, and its cells are a column of their own, so on
-//! a large topology the classes are searched on two threads (one takes the odd classes).
+//! a large topology the classes are searched on two threads (one takes every other search).
 //! What the searches find is taken into the cells in class order on the calling thread, so
-//! groups are numbered, and the tables come out, exactly as one thread makes them. At
-//! k = 48 the searches are 80% of the set-up (1,152 of them over 110,000 switch ports).
+//! groups are numbered, and the tables come out, exactly as one thread makes them.
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 
 use super::cell::{group_ports, intern, Group, NO_ROUTE, NO_ROW};
-use crate::ids::{NodeId, PortId};
-use crate::topology::Topology;
+use super::graph::{weigh_by_node, Graph, NodeMarks};
+use super::twins::{copy_columns, twins, Differences};
+use crate::ids::PortId;
 
-/// Above how many port visits (classes x ports the searches follow) the searches use a
-/// second thread: a k = 16 fat-tree (0.5 M) searches in milliseconds on one, less than a
-/// thread's start would be worth; k = 32 is 16.8 M, k = 48 127 M.
+/// Above how many port visits (searches x ports they follow) the searches use a second
+/// thread. Twins leave regular topologies few searches (a k = 16 fat-tree 16, 0.08 M
+/// visits, less work than a thread's start; k = 48 48, 5.3 M); a Jellyfish wiring has no
+/// twins and searches once for every switch with hosts.
 const TWO_THREADS_ABOVE: usize = 1 << 22;
 
 /// How many classes' findings may wait for the calling thread (each about a port list).
 const IN_FLIGHT: usize = 4;
-
-/// What the searches read, fixed while they run.
-pub(super) struct Graph<'a> {
-    /// Every port of every node.
-    pub out: &'a Adjacency,
-    /// The ports into nodes with rows: what a route can take past its first hop.
-    pub fwd: &'a Adjacency,
-    pub host_node: &'a [NodeId],
-    pub forwards: &'a [bool],
-    pub port_to: &'a [NodeId],
-    pub row_of: &'a [u32],
-    /// Per class: the switch its hosts hang off (`NO_NODE`: a host of its own).
-    pub attach: &'a [NodeId],
-}
 
 /// Where the findings go: the cells, and the groups of several ports they name.
 pub(super) struct Cells<'a> {
@@ -54,53 +41,89 @@ struct Found {
     hops: Vec<PortId>,
 }
 
-/// Fills every class's cells: class `c` from a search from its first host `reps[c]`, on
-/// two threads or one as `two_threads` says (`None`: by the number of port visits).
-pub(super) fn fill_classes(g: &Graph, into: &mut Cells, reps: &[usize], two_threads: Option<bool>) {
-    let mut last = vec![NO_ROUTE; g.row_of.len()];
+/// Fills every class's cells: class `c` from a search from its first host `reps[c]`, or
+/// from its twin's column (see `twins`) when `use_twins` and it has one, with the searches
+/// on two threads or one as `two_threads` says (`None`: by the number of port visits).
+/// Returns how many classes were searched.
+pub(super) fn fill_classes(g: &Graph, into: &mut Cells, reps: &[usize], two_threads: Option<bool>, use_twins: bool) -> usize {
+    let twin = if use_twins { twins(g) } else { vec![None; reps.len()] };
+    let searched: Vec<usize> = (0..reps.len()).filter(|&c| twin[c].is_none()).collect();
     let mut mine = Search::new(g.row_of.len());
-    if !two_threads.unwrap_or(reps.len().saturating_mul(g.fwd.ports.len()) > TWO_THREADS_ABOVE) {
-        for (c, &h) in reps.iter().enumerate() {
-            into.take(g, c, &mine.class(g, c, h), &mut last);
-        }
-        return;
+    if !two_threads.unwrap_or(searched.len().saturating_mul(g.fwd.ports.len()) > TWO_THREADS_ABOVE) {
+        fill_in_order(g, into, &twin, |c| mine.class(g, c, reps[c]));
+        return searched.len();
     }
     std::thread::scope(|scope| {
-        let (odd_tx, odd) = mpsc::sync_channel(IN_FLIGHT);
+        let (theirs_tx, theirs) = mpsc::sync_channel(IN_FLIGHT);
+        let their_classes: Vec<usize> = searched.iter().copied().skip(1).step_by(2).collect();
         scope.spawn(move || {
             let mut search = Search::new(g.row_of.len());
-            for c in (1..reps.len()).step_by(2) {
-                if odd_tx.send(search.class(g, c, reps[c])).is_err() {
+            for c in their_classes {
+                if theirs_tx.send(search.class(g, c, reps[c])).is_err() {
                     return;
                 }
             }
         });
-        for (c, &h) in reps.iter().enumerate() {
-            let found = if c % 2 == 0 { mine.class(g, c, h) } else { odd.recv().expect("the second search thread stopped") };
-            into.take(g, c, &found, &mut last);
-        }
+        let mut nth = 0;
+        fill_in_order(g, into, &twin, |c| {
+            nth += 1;
+            if nth % 2 == 1 { mine.class(g, c, reps[c]) } else { theirs.recv().expect("the second search thread stopped") }
+        });
     });
+    searched.len()
+}
+
+/// Takes every class into the cells in class order, a searched class from `search`, a twin
+/// by what differs from its twin's column; the twins' columns are copied at the end, row by
+/// row (a column at a time would stride through the whole table once per class).
+fn fill_in_order(g: &Graph, into: &mut Cells, twin: &[Option<usize>], mut search: impl FnMut(usize) -> Found) {
+    let mut last = vec![NO_ROUTE; g.row_of.len()];
+    let mut differences = Differences::new(g.row_of.len());
+    let mut changed: Vec<(usize, u32)> = Vec::new();
+    for (c, &of) in twin.iter().enumerate() {
+        let Some(of) = of else {
+            into.take(g, c, &search(c), &mut last);
+            continue;
+        };
+        let t = g.attach[c];
+        changed.push((into.index(g, t.idx(), c), NO_ROUTE));
+        differences.each(g, t, g.attach[of], |u, hops| changed.push((into.index(g, u.idx(), c), into.cell_for(u.idx(), hops, &mut last))));
+    }
+    copy_columns(into.cells, into.n_classes, twin);
+    for (i, cell) in changed {
+        into.cells[i] = cell;
+    }
 }
 
 impl Cells<'_> {
-    /// Class `c`'s column from its search. `last` holds each node's most recent group,
-    /// which is almost always its next one too (a leaf's "all spines" set), and spares most
-    /// hash lookups.
+    /// Class `c`'s column from its search.
     fn take(&mut self, g: &Graph, c: usize, found: &Found, last: &mut [u32]) {
         let mut start = 0;
         for &(u, end) in &found.nodes {
             let hops = &found.hops[start..end as usize];
             start = end as usize;
             let u = u as usize;
-            let cell = if let &[p] = hops {
-                p.0
-            } else if last[u] != NO_ROUTE && group_ports(self.groups, self.ports, last[u]) == hops {
-                last[u]
-            } else {
-                last[u] = intern(self.groups, self.ports, hops, self.interned);
-                last[u]
-            };
-            self.cells[g.row_of[u] as usize * self.n_classes + c] = cell;
+            let i = self.index(g, u, c);
+            self.cells[i] = self.cell_for(u, hops, last);
+        }
+    }
+
+    /// Where node `u`'s cell toward class `c` is.
+    fn index(&self, g: &Graph, u: usize, c: usize) -> usize {
+        g.row_of[u] as usize * self.n_classes + c
+    }
+
+    /// Node `u`'s cell for next hops `hops`: the port itself, or their group. `last` holds
+    /// each node's most recent group, which is almost always its next one too (a leaf's
+    /// "all spines" set), and spares most hash lookups.
+    fn cell_for(&mut self, u: usize, hops: &[PortId], last: &mut [u32]) -> u32 {
+        if let &[p] = hops {
+            p.0
+        } else if last[u] != NO_ROUTE && group_ports(self.groups, self.ports, last[u]) == hops {
+            last[u]
+        } else {
+            last[u] = intern(self.groups, self.ports, hops, self.interned);
+            last[u]
         }
     }
 }
@@ -114,7 +137,7 @@ struct Search {
 
 impl Search {
     fn new(n_nodes: usize) -> Search {
-        Search { dist: vec![u32::MAX; n_nodes], queue: Vec::with_capacity(n_nodes), marks: NodeMarks { mark: vec![0; n_nodes], epoch: 0 } }
+        Search { dist: vec![u32::MAX; n_nodes], queue: Vec::with_capacity(n_nodes), marks: NodeMarks::new(n_nodes) }
     }
 
     /// Class `c`'s next hops from a search from its first host `h`. Links are full duplex,
@@ -175,77 +198,3 @@ impl Search {
     }
 }
 
-/// Build-time scratch: whether a set of next hops reaches some node twice (then ECMP is
-/// weighed by node), in one pass.
-struct NodeMarks {
-    mark: Vec<u32>,
-    epoch: u32,
-}
-
-impl NodeMarks {
-    fn repeats(&mut self, hops: &[PortId], port_to: &[NodeId]) -> bool {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.mark.fill(0);
-            self.epoch = 1;
-        }
-        hops.iter().any(|p| std::mem::replace(&mut self.mark[port_to[p.idx()].idx()], self.epoch) == self.epoch)
-    }
-}
-
-/// Out ports per node in CSR form, ascending port id (so groups list ports in a fixed
-/// order and the same entropy picks the same port on every run).
-pub(super) struct Adjacency {
-    start: Vec<u32>,
-    pub(super) ports: Vec<PortId>,
-}
-
-impl Adjacency {
-    /// The ports of `topo` that `keep` accepts.
-    pub(super) fn new(topo: &Topology, keep: impl Fn(PortId) -> bool) -> Adjacency {
-        let n = topo.nodes.len();
-        let mut start = vec![0u32; n + 1];
-        let from: Vec<NodeId> = topo.links.iter().flat_map(|l| [l.a, l.b]).collect();
-        let kept = |i: usize| keep(PortId::from(i));
-        for (i, f) in from.iter().enumerate() {
-            if kept(i) {
-                start[f.idx() + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut ports = vec![PortId(0); start[n] as usize];
-        let mut fill = start.clone();
-        for (i, f) in from.iter().enumerate() {
-            if kept(i) {
-                ports[fill[f.idx()] as usize] = PortId::from(i);
-                fill[f.idx()] += 1;
-            }
-        }
-        Adjacency { start, ports }
-    }
-
-    pub(super) fn of(&self, n: usize) -> &[PortId] {
-        &self.ports[self.start[n] as usize..self.start[n + 1] as usize]
-    }
-}
-
-/// Makes ECMP node-level: a flow picks its next node uniformly among the equal-cost ones,
-/// then a link among parallel links to that node (a LAG). With `k_j` links to node `j`,
-/// each of those ports is listed `lcm(k) / k_j` times, so one hash does both choices and a
-/// lookup stays one index. Sets with one link per node (every builder's) are unchanged.
-pub(crate) fn weigh_by_node(hops: &mut Vec<PortId>, port_to: &[NodeId]) {
-    let count = |p: PortId| hops.iter().filter(|q| port_to[q.idx()] == port_to[p.idx()]).count();
-    let counts: Vec<usize> = hops.iter().map(|&p| count(p)).collect();
-    if counts.iter().all(|&c| c == counts[0]) {
-        return;
-    }
-    let lcm = counts.iter().fold(1, |a, &b| a / gcd(a, b) * b);
-    let weighted: Vec<PortId> = hops.iter().zip(&counts).flat_map(|(&p, &c)| std::iter::repeat_n(p, lcm / c)).collect();
-    *hops = weighted;
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 { a } else { gcd(b, a % b) }
-}

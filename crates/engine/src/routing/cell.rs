@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::ids::PortId;
+use crate::ids::{NodeId, PortId};
 
 /// Tag of a cell that names a group rather than a port.
 pub(crate) const MULTI: u32 = 1 << 31;
@@ -10,6 +10,8 @@ pub(crate) const MULTI: u32 = 1 << 31;
 pub(crate) const NO_ROUTE: u32 = MULTI;
 /// `row_of` of a node that answers by rule (see `uplink`).
 pub(super) const NO_ROW: u32 = u32::MAX;
+/// The attachment switch of a class whose host has no single link to a switch.
+pub(crate) const NO_NODE: NodeId = NodeId(u32::MAX);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Group {

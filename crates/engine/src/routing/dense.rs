@@ -3,7 +3,7 @@
 //! (node, destination) exactly as this does. Never built outside tests (a 100,000-host star
 //! would need 40 GB).
 
-use super::bfs::weigh_by_node;
+use super::graph::weigh_by_node;
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
 

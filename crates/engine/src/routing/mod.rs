@@ -5,6 +5,8 @@ mod cell;
 #[cfg(test)]
 mod dense;
 mod closed;
+mod graph;
+mod twins;
 pub mod fib;
 pub mod select;
 pub mod table;

@@ -19,13 +19,12 @@
 
 use std::collections::HashMap;
 
-use super::bfs::{fill_classes, Adjacency, Cells, Graph};
+use super::bfs::{fill_classes, Cells};
 use super::cell::{group_ports, intern, Group, NO_ROW};
-pub(crate) use super::cell::{MULTI, NO_ROUTE};
+pub(crate) use super::cell::{MULTI, NO_NODE, NO_ROUTE};
+use super::graph::{Adjacency, Graph};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::topology::{NodeKind, Topology};
-
-pub(crate) const NO_NODE: NodeId = NodeId(u32::MAX);
 
 /// Equal-cost next hops from every node toward every host.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,12 +129,14 @@ impl Routes {
     /// Shortest paths by hop count from every node to every host; only switches forward (a
     /// path never transits a host).
     pub fn shortest_paths(topo: &Topology) -> Routes {
-        Routes::searched(topo, None)
+        Routes::searched(topo, None, true).0
     }
 
     /// `shortest_paths`, searching on two threads or one as `two_threads` says (`None`: by
-    /// the topology's size); the tables are the same either way.
-    pub(super) fn searched(topo: &Topology, two_threads: Option<bool>) -> Routes {
+    /// the topology's size), and making twin classes' columns from one search when `twins`
+    /// (see `twins.rs`); the tables are the same every way. Also returns how many
+    /// classes were searched.
+    pub(super) fn searched(topo: &Topology, two_threads: Option<bool>, twins: bool) -> (Routes, usize) {
         let (n_nodes, n_ports) = (topo.nodes.len(), topo.port_count());
         assert!(n_ports < MULTI as usize, "too many ports for a routing entry");
         let port_to: Vec<NodeId> = topo.ports().map(|(_, p)| p.to).collect();
@@ -166,8 +167,8 @@ impl Routes {
         let fwd = Adjacency::new(topo, |p| r.row_of[r.port_to[p.idx()].idx()] != NO_ROW);
         let graph = Graph { out: &out, fwd: &fwd, host_node: &r.host_node, forwards: &r.forwards, port_to: &r.port_to, row_of: &r.row_of, attach: &r.attach };
         let mut cells = Cells { cells: &mut r.cells, n_classes: r.n_classes, groups: &mut r.groups, ports: &mut r.ports, interned: &mut interned };
-        fill_classes(&graph, &mut cells, &reps, two_threads);
-        r
+        let searches = fill_classes(&graph, &mut cells, &reps, two_threads, twins);
+        (r, searches)
     }
 
     /// Gives every node a row but a host whose links all lead to one node; returns the rows.

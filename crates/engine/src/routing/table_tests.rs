@@ -176,7 +176,30 @@ fn every_kind() -> Vec<Topology> {
         t2.add_link(n, NodeId(at), 1, 1);
     }
     topos.push(t2);
+    topos.push(twin_leaves());
     topos
+}
+
+/// A leaf-spine (6 leaves, 3 spines, 2 hosts a leaf) whose leaves are twins in pairs, or
+/// not: leaves 0 and 1 have a second link to spine 0, leaves 2 and 3 share a dual-homed
+/// host, leaves 4 and 5 are linked to each other, and two more leaves have no spine.
+fn twin_leaves() -> Topology {
+    use crate::topology::*;
+    let l = LinkParams { rate_bps: 1, delay_ps: 1 };
+    let mut t = leaf_spine(&LeafSpineParams { leaves: 6, spines: 3, hosts_per_leaf: 2, host_link: l, fabric_link: l });
+    let (leaf, spine0) = (|i: u32| NodeId(12 + i), NodeId(18));
+    let x = t.add_node(Host, "x");
+    for (u, v) in [(leaf(0), spine0), (leaf(1), spine0), (x, leaf(2)), (x, leaf(3)), (leaf(4), leaf(5))] {
+        t.add_link(u, v, 1, 1);
+    }
+    for i in 6..8 {
+        let alone = t.add_node(Switch, &format!("leaf{i}"));
+        for j in 0..2 {
+            let h = t.add_node(Host, &format!("alone{i}.{j}"));
+            t.add_link(h, alone, 1, 1);
+        }
+    }
+    t
 }
 
 /// The class-based tables answer every (node, destination, entropy) exactly as the
@@ -223,10 +246,91 @@ fn two_search_threads_make_the_same_tables() {
     let mut topos = every_kind();
     topos.push(fat_tree(&FatTreeParams { k: 12, host_link: l, fabric_link: l }));
     for (i, t) in topos.iter().enumerate() {
-        let one = Routes::searched(t, Some(false));
-        assert_eq!(Routes::searched(t, Some(true)), one, "topology {i} ({})", t.nodes[0].name);
-        assert_eq!(Routes::shortest_paths(t), one, "topology {i}");
+        let one = Routes::searched(t, Some(false), false).0;
+        assert_eq!(Routes::searched(t, Some(true), false).0, one, "topology {i} ({})", t.nodes[0].name);
     }
+}
+
+/// Twin classes' columns, made from one search, are the columns their own searches make,
+/// groups numbered alike, on one thread and two; and twins spare most searches: one per
+/// fat-tree pod, one for a whole leaf-spine.
+#[test]
+fn twin_classes_make_the_same_tables() {
+    use crate::topology::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams, LinkParams};
+    let l = LinkParams { rate_bps: 1, delay_ps: 1 };
+    let mut topos = every_kind();
+    topos.push(fat_tree(&FatTreeParams { k: 8, host_link: l, fabric_link: l }));
+    topos.push(leaf_spine(&LeafSpineParams { leaves: 6, spines: 3, hosts_per_leaf: 2, host_link: l, fabric_link: l }));
+    let mut searches = Vec::new();
+    for (i, t) in topos.iter().enumerate() {
+        let (alone, classes) = Routes::searched(t, Some(false), false);
+        assert_eq!(classes, alone.n_classes());
+        for two_threads in [false, true] {
+            let (twinned, searched) = Routes::searched(t, Some(two_threads), true);
+            assert_eq!(twinned, alone, "topology {i} ({}), two threads {two_threads}", t.nodes[0].name);
+            assert_eq!(Routes::shortest_paths(t), alone, "topology {i}");
+            searches.push((searched, classes));
+        }
+    }
+    let n = searches.len();
+    // The twin leaves: 0 and 1 twins, 2 and 3 twins, the rest searched (and the dual-homed
+    // host's own class); the fat-tree: 8 pods of 4 edges; the leaf-spine: one search.
+    assert_eq!(searches[n - 6..].iter().step_by(2).copied().collect::<Vec<_>>(), [(7, 9), (8, 32), (1, 6)]);
+}
+
+/// Twins on random two-tier wirings where many leaves share their spines, with parallel
+/// links, dual-homed hosts, leaf-to-leaf links and hosts on spines sprinkled in: the tables
+/// are the ones every class's own search makes.
+#[test]
+fn twins_on_random_wirings_make_the_same_tables() {
+    use rand::{Rng, SeedableRng};
+    let (mut searched, mut classes) = (0, 0);
+    for seed in 0..200u64 {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut t = Topology::default();
+        let spines: Vec<NodeId> = (0..rng.gen_range(2..5)).map(|i| t.add_node(Switch, format!("s{i}"))).collect();
+        let leaves: Vec<NodeId> = (0..rng.gen_range(3..9)).map(|i| t.add_node(Switch, format!("l{i}"))).collect();
+        let patterns: Vec<u32> = (0..2).map(|_| rng.gen_range(1..1u32 << spines.len())).collect();
+        for (i, &leaf) in leaves.iter().enumerate() {
+            for j in 0..rng.gen_range(1..3) {
+                let h = t.add_node(Host, format!("h{i}.{j}"));
+                t.add_link(h, leaf, 1, 1);
+            }
+            let pattern = patterns[rng.gen_range(0..2)];
+            for (b, &spine) in spines.iter().enumerate() {
+                if pattern >> b & 1 == 1 {
+                    t.add_link(leaf, spine, 1, 1);
+                }
+            }
+        }
+        let pick = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus, of: &[NodeId]| of[rng.gen_range(0..of.len())];
+        for extra in 0..rng.gen_range(0..4) {
+            let (a, b) = (pick(&mut rng, &leaves), pick(&mut rng, &leaves));
+            match rng.gen_range(0..4) {
+                0 => {
+                    let s = pick(&mut rng, &spines);
+                    t.add_link(a, s, 1, 1);
+                }
+                1 if a != b => {
+                    let x = t.add_node(Host, format!("x{extra}"));
+                    t.add_link(x, a, 1, 1);
+                    t.add_link(x, b, 1, 1);
+                }
+                2 if a != b => {
+                    t.add_link(a, b, 1, 1);
+                }
+                _ => {
+                    let x = t.add_node(Host, format!("y{extra}"));
+                    t.add_link(x, pick(&mut rng, &spines), 1, 1);
+                }
+            }
+        }
+        let (alone, n) = Routes::searched(&t, Some(false), false);
+        let (twinned, s) = Routes::searched(&t, Some(false), true);
+        assert_eq!(twinned, alone, "seed {seed}");
+        (searched, classes) = (searched + s, classes + n);
+    }
+    assert!(searched * 3 < classes * 2, "twins spared {} of {classes} searches", classes - searched);
 }
 
 /// Hosts of one switch share a class; a host with more than one link has its own.
