@@ -202,7 +202,9 @@ impl World {
                 }
             }
             Workload::Permutation(p) => {
-                for (s, d) in p.pairs(&mut rng) {
+                let pairs = p.pairs(&mut rng);
+                self.flows.reserve(pairs.len());
+                for (s, d) in pairs {
                     let f = self.add_flow(s, d, p.bytes.unwrap_or(u64::MAX), p.start, NO_INCAST);
                     self.schedule_start(f);
                 }
@@ -249,6 +251,9 @@ impl World {
             finished_flows: 0,
             ideal: 0,
         });
+        // The burst's flows in one block (a naive proxy's two a sender), not a doubling.
+        let per_sender = if matches!(proxy, Some((_, ProxyScheme::Naive))) { 2 } else { 1 };
+        self.flows.reserve(event.senders.len() * per_sender);
         let mut ideal: Time = 0;
         for ((&s, &b), &start) in event.senders.iter().zip(&bytes).zip(&event.starts) {
             let f = self.add_incast_flow(s, event.receiver, b, start, id, proxy);
