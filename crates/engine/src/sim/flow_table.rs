@@ -44,6 +44,12 @@ impl FlowTable {
         self.slots.len()
     }
 
+    /// Flows the slots have room for without growing.
+    #[cfg(test)]
+    pub fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
     /// Room for `n` more flows pushed at once (a list known at build): one block, not a
     /// doubling from empty, each step of which is fresh memory and a copy.
     pub fn reserve(&mut self, n: usize) {

@@ -223,6 +223,17 @@ mod tests {
         parse_scenario(&toml, &|_: &str| Err("no files".to_string())).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The flow table holds the flows the estimate counts, not up to twice as many (a
+    /// doubling from empty): an incast's burst and a permutation's pairs are reserved.
+    #[test]
+    fn incasts_and_permutations_take_their_flows_in_one_block() {
+        let permutation = "[[workload]]\nkind = \"permutation\"\nstart = \"0s\"\n";
+        for (extra, flows) in [("", 1000), (permutation, 2001)] {
+            let w = crate::sim::build::build(&star(1000, extra)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((w.flows.len(), w.flows.capacity()), (flows, flows), "{extra}");
+        }
+    }
+
     #[test]
     fn the_routing_tables_grow_with_switches_times_classes() {
         let s = star(1000, "");
