@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::mpsc;
 
 use super::cell::{group_ports, intern, Group, NO_ROUTE, NO_ROW};
-use super::graph::{weigh_by_node, Graph, NodeMarks};
+use super::graph::{weigh_if_repeated, Graph, NodeMarks};
 use super::twins::{copy_columns, twins, Differences};
 use crate::ids::PortId;
 
@@ -161,11 +161,7 @@ impl Search {
                 self.dist[w] == want && (w == d || g.forwards[w])
             }));
             debug_assert!(found.hops.len() > from, "BFS reached node {u} without a way back");
-            if found.hops.len() - from > 1 && self.marks.repeats(&found.hops[from..], g.port_to) {
-                let mut hops = found.hops.split_off(from);
-                weigh_by_node(&mut hops, g.port_to);
-                found.hops.extend(hops);
-            }
+            weigh_if_repeated(&mut found.hops, from, &mut self.marks, g.port_to);
             found.nodes.push((u as u32, found.hops.len() as u32));
         }
         for &u in &self.queue {

@@ -75,10 +75,12 @@ fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// `weigh_by_node` for a set of next hops that reaches some node twice.
-pub(super) fn weigh_if_repeated(hops: &mut Vec<PortId>, marks: &mut NodeMarks, port_to: &[NodeId]) {
-    if hops.len() > 1 && marks.repeats(hops, port_to) {
-        weigh_by_node(hops, port_to);
+/// `weigh_by_node` for the set of next hops `hops[from..]` if it reaches some node twice.
+pub(super) fn weigh_if_repeated(hops: &mut Vec<PortId>, from: usize, marks: &mut NodeMarks, port_to: &[NodeId]) {
+    if hops.len() - from > 1 && marks.repeats(&hops[from..], port_to) {
+        let mut set = hops.split_off(from);
+        weigh_by_node(&mut set, port_to);
+        hops.extend(set);
     }
 }
 

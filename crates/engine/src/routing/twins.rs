@@ -94,7 +94,7 @@ impl Differences {
         }
         self.hops.clear();
         self.hops.extend(g.fwd.of(s.idx()).iter().copied().filter(|p| g.forwards[g.port_to[p.idx()].idx()]));
-        weigh_if_repeated(&mut self.hops, &mut self.marks, g.port_to);
+        weigh_if_repeated(&mut self.hops, 0, &mut self.marks, g.port_to);
         each(s, &self.hops);
     }
 }
