@@ -193,3 +193,64 @@ def test_combine_keeps_the_fastest_run_loop() -> None:
     from fanin.bench import combine
 
     assert combine([_run(0.2), _run(0.1), _run(0.4)])["fastest_wall_s"] == 0.1
+
+
+def test_the_machine_is_measured_before_the_runs_and_kept_in_the_history(tmp_path, monkeypatch) -> None:
+    from rich.console import Console
+
+    from fanin import bench
+
+    order: list[str] = []
+    figures = {"walk_ns_4mb": 36.4, "walk_ns_64mb": 151.0, "fresh_huge_page_ms": None}
+
+    def measured() -> dict:
+        order.append("machine")
+        return dict(figures)
+
+    def ran(case) -> dict:
+        order.append(case.key)
+        return _run(0.1)
+
+    monkeypatch.setattr(bench, "machine", measured)
+    monkeypatch.setattr(bench, "run_case", ran)
+    path = tmp_path / "bench.jsonl"
+    console = Console(width=300, record=True)
+    bench.main(only="a", repeat=2, history=path, console=console)
+    assert order == ["machine", "a", "a"], "measured once, before the runs"
+    text = console.export_text()
+    assert "machine, before the runs: a step of a random walk 36 ns over 4 MB, 151 ns over 64 MB" in text
+    assert "fresh huge page not measured" in text
+    (entry,) = bench.read_history(path)
+    assert entry["machine"] == figures
+    # The next run's comparison shows the machine then and now.
+    figures["walk_ns_4mb"], figures["fresh_huge_page_ms"] = 12.0, 0.35
+    console = Console(width=400, record=True)
+    bench.main(only="a", history=path, console=console)
+    text = console.export_text()
+    assert "machine then: a step of a random walk 36 ns over 4 MB" in text
+    assert "now: a step of a random walk 12 ns over 4 MB, 151 ns over 64 MB; the first touch of a fresh huge page 0.35 ms" in text
+
+
+def test_the_machine_probes_give_figures_here() -> None:
+    from fanin import _native
+
+    ns = _native.machine_walk_ns(2 << 20, 10_000)
+    assert ns > 0
+    ms = _native.machine_fresh_huge_page_ms(4 << 20)
+    assert ms is None or ms >= 0
+
+
+def test_an_entry_without_the_machine_compares_without_it() -> None:
+    from fanin.bench import machine_change
+
+    now = {"build": "b", "date": "d1", "rows": {}, "machine": {"walk_ns_4mb": 36.0}}
+    assert machine_change({"build": "a", "date": "d0", "rows": {}}, now) is None
+    assert machine_change({"build": "a", "date": "d0", "rows": {}, "machine": "fast"}, now) is None
+    text = machine_change({"build": "a", "date": "d0", "rows": {}, "machine": {}}, now)
+    assert text is not None and text.startswith("machine then: a step of a random walk - ns over 4 MB")
+    odd = {"build": "a", "date": "d0", "rows": {}, "machine": {"walk_ns_4mb": "x", "fresh_huge_page_ms": "y"}}
+    assert machine_change(odd, now) == (
+        "machine then: a step of a random walk - ns over 4 MB, - ns over 64 MB; the first touch of a fresh huge page"
+        " - ms; now: a step of a random walk 36 ns over 4 MB, - ns over 64 MB; the first touch of a fresh huge page"
+        " not measured"
+    )

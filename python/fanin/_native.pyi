@@ -40,6 +40,12 @@ def run(
 
 def version() -> str: ...
 
+def machine_walk_ns(bytes: int, steps: int) -> float:
+    """Nanoseconds a step of a random walk through every 64-byte line of ``bytes``."""
+
+def machine_fresh_huge_page_ms(bytes: int) -> float | None:
+    """Milliseconds the first touch of a fresh huge page takes (None: not measured here)."""
+
 def parse_bytes(text: str) -> int:
     """A size in the scenario grammar ("8GB", "64KiB") as bytes. Raises ValueError."""
 

@@ -14,8 +14,11 @@ row's run-loop speed-up over its one-thread row, and (d)'s packet-hops/s as a sh
 (c)'s and of (d16)'s. The scenarios are the TOML files in
 ``fanin/bench/`` and, for (g), the catalog's. Wall time is the run loop's (the engine's
 ``wall_s`` when it reports one), set-up the engine's build of the run; peak memory is the
-child process's maximum resident set. ``--json FILE`` appends each run's figures (build, date) to a JSON-lines
-history and prints the change against the previous entry.
+child process's maximum resident set. Before the runs the bench measures the machine
+(``machine``: memory latency over what a cache serves and over what it does not, and the
+first touch of fresh memory) and prints it under the table, since the rows' speeds, and
+their ratios, move with it. ``--json FILE`` appends each run's figures (build, date,
+machine) to a JSON-lines history and prints the change against the previous entry.
 """
 
 from __future__ import annotations
@@ -163,6 +166,43 @@ def _rate(r: dict[str, Any], wall: float | None = None) -> float | None:
     return hops / wall / 1e6 if hops is not None and wall else None
 
 
+# ---------------------------------------------------------------- the machine
+
+# A walk over what a cache serves, over what only memory holds, and the mapping whose
+# first touches are timed (docs/performance.md, "The machine moved").
+CACHE_WALK_BYTES = 4 << 20
+MEMORY_WALK_BYTES = 64 << 20
+WALK_STEPS = 2_000_000
+FRESH_BYTES = 64 << 20
+
+
+def machine() -> dict[str, float | None]:
+    """What this machine serves fast now (about a second): nanoseconds a step of a random
+    walk through every line of 4 MB and of 64 MB, each step waiting for the one before, and
+    milliseconds the first touch of a fresh huge page takes (``None``: not measured here).
+    Two bench runs compare only as far as these agree: a virtual machine's cache share and
+    its host's backing of fresh memory move between hours."""
+    return {
+        "walk_ns_4mb": _native.machine_walk_ns(CACHE_WALK_BYTES, WALK_STEPS),
+        "walk_ns_64mb": _native.machine_walk_ns(MEMORY_WALK_BYTES, WALK_STEPS),
+        "fresh_huge_page_ms": _native.machine_fresh_huge_page_ms(FRESH_BYTES),
+    }
+
+
+def machine_text(m: dict[str, Any]) -> str:
+    """The machine's figures in a phrase (a figure that is not a number reads as "-")."""
+
+    def fig(key: str, spec: str) -> str:
+        v = m.get(key)
+        return _num(float(v), spec) if isinstance(v, int | float) else "-"
+
+    page = "not measured" if m.get("fresh_huge_page_ms") is None else f"{fig('fresh_huge_page_ms', '.2f')} ms"
+    return (
+        f"a step of a random walk {fig('walk_ns_4mb', '.0f')} ns over 4 MB, {fig('walk_ns_64mb', '.0f')} ns"
+        f" over 64 MB; the first touch of a fresh huge page {page}"
+    )
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -290,8 +330,11 @@ def build_id() -> str:
         return f"fanin {_native.version()}"
 
 
-def history_entry(rows: list[tuple[Case, dict[str, Any] | None]], build: str, date: str) -> dict[str, Any]:
-    """One run of the bench as a history line: per case, its median figures and range."""
+def history_entry(
+    rows: list[tuple[Case, dict[str, Any] | None]], build: str, date: str, host: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One run of the bench as a history line: per case, its median figures and range;
+    with ``host``, the machine's figures before the runs (`machine`)."""
     figures: dict[str, Any] = {}
     for case, r in rows:
         if r is None:
@@ -306,7 +349,10 @@ def history_entry(rows: list[tuple[Case, dict[str, Any] | None]], build: str, da
             "peak_mb": r["peak_mb"],
             "repeats": r.get("repeats", 1),
         }
-    return {"build": build, "date": date, "rows": figures}
+    entry: dict[str, Any] = {"build": build, "date": date, "rows": figures}
+    if host is not None:
+        entry["machine"] = host
+    return entry
 
 
 class HistoryError(ValueError):
@@ -345,6 +391,15 @@ def append_history(path: Path, entry: dict[str, Any]) -> dict[str, Any] | None:
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(entry) + "\n")
     return previous[-1] if previous else None
+
+
+def machine_change(before: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The machine then and now, where both history entries have it (an entry written
+    before the bench measured it has none)."""
+    then, host = before.get("machine"), now.get("machine")
+    if not (isinstance(then, dict) and isinstance(host, dict)):
+        return None
+    return f"machine then: {machine_text(then)}; now: {machine_text(host)}"
 
 
 def comparison_table(before: dict[str, Any], now: dict[str, Any]) -> Table:
@@ -469,6 +524,8 @@ def main(
     if compare == "ns3" and "a" not in keys:
         keys.insert(0, "a")
     ready = [k for k in keys if available(CASES[k])]
+    with console.status("measuring the machine ..."):
+        host = machine()
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in ready}
     for i in range(repeat):
         for key in ready:
@@ -479,16 +536,19 @@ def main(
     console.print(speed_table(rows))
     for line in speedup_lines(rows) + scale_lines(rows):
         console.print(line)
+    console.print(f"machine, before the runs: {machine_text(host)}")
     if compare == "ns3":
         compare_ns3(dict(rows)[CASES["a"]] or {}, console)
     if history is not None:
         date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        entry = history_entry(rows, build_id(), date)
+        entry = history_entry(rows, build_id(), date, host)
         before = append_history(Path(history), entry)
         if before is None:
             console.print(f"first entry of {escape(str(history))}")
         else:
             console.print(comparison_table(before, entry))
+            if (change := machine_change(before, entry)) is not None:
+                console.print(change)
     return rows
 
 

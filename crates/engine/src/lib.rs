@@ -26,6 +26,7 @@
 pub mod error;
 pub mod huge_pages;
 pub mod ids;
+pub mod machine;
 pub mod metrics;
 pub mod routing;
 pub mod topology;

@@ -278,6 +278,19 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Nanoseconds a step of a random walk through every line of `bytes` (`steps` timed), and
+/// milliseconds the first touch of a fresh huge page takes (`None` where not measured):
+/// the machine beside `fanin bench`'s figures (`fanin_engine::machine`).
+#[pyfunction]
+fn machine_walk_ns(py: Python<'_>, bytes: usize, steps: usize) -> f64 {
+    py.allow_threads(|| fanin_engine::machine::walk_ns(bytes, steps))
+}
+
+#[pyfunction]
+fn machine_fresh_huge_page_ms(py: Python<'_>, bytes: usize) -> Option<f64> {
+    py.allow_threads(|| fanin_engine::machine::fresh_huge_page_ms(bytes))
+}
+
 // ---------------------------------------------------------------- columns
 
 /// `{table: [(column, dtype, data), ...]}`; dtype is one of u8, i8, u4, f8, bool, str, str64,
@@ -402,6 +415,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_walk_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_fresh_huge_page_ms, m)?)?;
     for f in [wrap_pyfunction!(parse_bytes, m)?, wrap_pyfunction!(parse_time, m)?, wrap_pyfunction!(parse_rate, m)?] {
         m.add_function(f)?;
     }
