@@ -254,3 +254,21 @@ def test_an_entry_without_the_machine_compares_without_it() -> None:
         " - ms; now: a step of a random walk 36 ns over 4 MB, - ns over 64 MB; the first touch of a fresh huge page"
         " not measured"
     )
+
+
+def test_the_machine_is_measured_in_a_child_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from fanin import bench
+
+    m = bench.machine()
+    assert set(m) == {"walk_ns_4mb", "walk_ns_64mb", "fresh_huge_page_ms"}
+    assert m["walk_ns_4mb"] > 0 and m["walk_ns_64mb"] > 0
+    # Not in this process: a case's child starts with its parent's resident set as its
+    # peak, so the walks' 64 MB must not be the parent's.
+    monkeypatch.setattr(bench, "probe_machine", lambda: pytest.fail("measured in the parent"))
+    commands = []
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: commands.append(cmd) or real_run(cmd, **kw))
+    assert set(bench.machine()) == set(m)
+    assert [c[1:] for c in commands] == [["-m", "fanin.bench", "--machine"]]

@@ -177,11 +177,22 @@ FRESH_BYTES = 64 << 20
 
 
 def machine() -> dict[str, float | None]:
-    """What this machine serves fast now (about a second): nanoseconds a step of a random
-    walk through every line of 4 MB and of 64 MB, each step waiting for the one before, and
-    milliseconds the first touch of a fresh huge page takes (``None``: not measured here).
-    Two bench runs compare only as far as these agree: a virtual machine's cache share and
-    its host's backing of fresh memory move between hours."""
+    """What this machine serves fast now (about a second), measured in a fresh process as
+    the cases are (a child starts with its parent's resident set as its peak, so the
+    walks' buffers must not grow this one's): nanoseconds a step of a random walk through
+    every line of 4 MB and of 64 MB, each step waiting for the one before, and milliseconds
+    the first touch of a fresh huge page takes (``None``: not measured here). Two bench
+    runs compare only as far as these agree: a virtual machine's cache share and its
+    host's backing of fresh memory move between hours."""
+    proc = subprocess.run([sys.executable, "-m", "fanin.bench", "--machine"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RuntimeError(f"bench: measuring the machine failed: {last}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def probe_machine() -> dict[str, float | None]:
+    """`machine`'s figures, measured in this process."""
     return {
         "walk_ns_4mb": _native.machine_walk_ns(CACHE_WALK_BYTES, WALK_STEPS),
         "walk_ns_64mb": _native.machine_walk_ns(MEMORY_WALK_BYTES, WALK_STEPS),
@@ -559,4 +570,7 @@ def _bad(fail: Callable[[str], NoReturn] | None, message: str) -> Exception:
 
 
 if __name__ == "__main__":
-    print(json.dumps(child(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))
+    if sys.argv[1:] == ["--machine"]:
+        print(json.dumps(probe_machine()))
+    else:
+        print(json.dumps(child(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))
