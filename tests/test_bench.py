@@ -272,3 +272,16 @@ def test_the_machine_is_measured_in_a_child_process(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: commands.append(cmd) or real_run(cmd, **kw))
     assert set(bench.machine()) == set(m)
     assert [c[1:] for c in commands] == [["-m", "fanin.bench", "--machine"]]
+
+
+def test_a_case_s_peak_is_its_own_not_the_bench_s(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    # This process holds 200 MB more than a child needs; a child's peak must not start there.
+    held = bytearray(200 << 20)
+    held[:: 4096] = b"\x01" * len(held[:: 4096])
+    code = "from fanin.bench import own_peak_mb; print(own_peak_mb())"
+    peak = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 1 < peak < 190, peak
+    del held
