@@ -75,7 +75,8 @@ def _loaded(proc: subprocess.Popen[str]) -> bool:
     if ns not in namespaces(ns):
         return False
     pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
-    return any(b"fanin-bpf" in Path(f"/proc/{p}/cmdline").read_bytes() for p in pids if Path(f"/proc/{p}").exists())
+    # A process of the namespace can end between the listing and the read (`_cmdline`).
+    return any(b"fanin-bpf" in _cmdline(Path(f"/proc/{p}")) for p in pids)
 
 
 def test_sigterm_removes_everything(proxy_run: subprocess.Popen[str], tmp_path: Path) -> None:
