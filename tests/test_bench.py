@@ -285,3 +285,15 @@ def test_a_case_s_peak_is_its_own_not_the_bench_s(tmp_path) -> None:
     peak = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert 1 < peak < 190, peak
     del held
+
+
+def test_every_other_round_runs_the_cases_in_reverse(monkeypatch) -> None:
+    from rich.console import Console
+
+    from fanin import bench
+
+    order: list[str] = []
+    monkeypatch.setattr(bench, "machine", lambda: {})
+    monkeypatch.setattr(bench, "run_case", lambda case: order.append(case.key) or _run(0.1))
+    bench.main(only="a,b,c", repeat=3, console=Console(record=True))
+    assert order == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]

@@ -529,7 +529,10 @@ def main(
     fail: Callable[[str], NoReturn] | None = None,
 ) -> list[tuple[Case, dict[str, Any] | None]]:
     """Runs the selected cases (default all) ``repeat`` times, round by round so a slow
-    spell of the machine hits every case alike, and prints the table; returns the rows
+    spell of the machine hits every case alike, every other round in reverse order (a case
+    starts on the memory the one before it freed, which a virtual machine's host takes
+    back after a second or two: docs/performance.md, "The machine moved"; so no case
+    always follows the same one), and prints the table; returns the rows
     (``None`` for a case whose data file is missing). With ``history``, appends the run to
     that JSON-lines file and prints the change against its previous entry."""
     console = console or Console()
@@ -553,7 +556,7 @@ def main(
         host = machine()
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in ready}
     for i in range(repeat):
-        for key in ready:
+        for key in ready if i % 2 == 0 else ready[::-1]:
             case = CASES[key]
             with console.status(f"running ({key}) {case.what} ... ({i + 1}/{repeat})"):
                 runs[key].append(run_case(case))
