@@ -251,7 +251,9 @@ def _share_met(case: Case, rows: list[tuple[Case, dict[str, Any] | None]]) -> bo
         base, row = got.get(small_key), got.get(large_key)
         if large_key == case.key and base is not None and row is not None and target is not None:
             base_rate, rate = _rate(base), _rate(row)
-            return rate is not None and base_rate is not None and base_rate > 0 and rate / base_rate >= target - _FLOAT_NOISE
+            if rate is None or base_rate is None or base_rate <= 0:
+                return False
+            return rate / base_rate >= target - _FLOAT_NOISE
     return True
 
 
