@@ -214,10 +214,11 @@ def test_the_machine_is_measured_before_the_runs_and_kept_in_the_history(tmp_pat
 
     monkeypatch.setattr(bench, "machine", measured)
     monkeypatch.setattr(bench, "run_case", ran)
+    monkeypatch.setattr(bench, "back_memory", lambda: order.append("backed"))
     path = tmp_path / "bench.jsonl"
     console = Console(width=300, record=True)
     bench.main(only="a", repeat=2, history=path, console=console)
-    assert order == ["machine", "a", "a"], "measured once, before the runs"
+    assert order == ["machine", "backed", "a", "backed", "a"], "measured once, before the runs; memory backed before each"
     text = console.export_text()
     assert "machine, before the runs: a step of a random walk 36 ns over 4 MB, 151 ns over 64 MB" in text
     assert "fresh huge page not measured" in text
@@ -295,6 +296,7 @@ def test_every_other_round_runs_the_cases_in_reverse(monkeypatch) -> None:
 
     order: list[str] = []
     monkeypatch.setattr(bench, "machine", lambda: {})
+    monkeypatch.setattr(bench, "back_memory", lambda: None)
     monkeypatch.setattr(bench, "run_case", lambda case: order.append(case.key) or _run(0.1))
     bench.main(only="a,b,c", repeat=3, console=Console(record=True))
     assert order == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]
@@ -310,3 +312,19 @@ def test_a_ratio_just_under_its_target_does_not_read_as_met() -> None:
     rows = [(CASES["g"], combine([_run(1.8)])), (CASES["g2"], combine([_run(1.0)]))]
     (line,) = speedup_lines(rows)
     assert line.startswith("(g2) against (g): 1.80x") and "pass" in line
+
+
+def test_backing_memory_touches_and_frees_it() -> None:
+    import subprocess
+    import sys
+
+    # In a fresh process, whose peak starts low: the first call raises it by the memory
+    # touched, the second (the first's memory freed) does not raise it again.
+    code = (
+        "from fanin.bench import back_memory, own_peak_mb\n"
+        "a = own_peak_mb(); back_memory(64); b = own_peak_mb(); back_memory(64); print(a, b, own_peak_mb())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    a, b, c = (float(x) for x in out.split())
+    assert b - a >= 60, (a, b)
+    assert c - b < 8, (b, c)

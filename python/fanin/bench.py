@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import mmap
 import resource
 import subprocess
 import sys
@@ -139,6 +140,25 @@ def own_peak_mb() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+# Memory every case starts on (`back_memory`): more than any case's peak.
+BACKED_MB = 512
+
+
+def back_memory(mb: int = BACKED_MB) -> None:
+    """Touches ``mb`` of fresh memory and frees it, just before a case starts. A virtual
+    machine whose host takes free memory back (about two seconds after it is freed) would
+    otherwise start each case on as much still-backed memory as the case before it happened
+    to free, and a huge page that has to be backed again costs 5-7 ms to touch instead of
+    0.35 (docs/performance.md, "The machine moved"): a case bigger than the one before it
+    ran partly cold. So every case starts alike."""
+    size = mb << 20
+    with mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) as m:
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            m.madvise(mmap.MADV_HUGEPAGE)
+        for offset in range(0, size, mmap.PAGESIZE):
+            m[offset] = 1
 
 
 def run_case(case: Case) -> dict[str, Any]:
@@ -573,6 +593,7 @@ def main(
         for key in ready if i % 2 == 0 else ready[::-1]:
             case = CASES[key]
             with console.status(f"running ({key}) {case.what} ... ({i + 1}/{repeat})"):
+                back_memory()
                 runs[key].append(run_case(case))
     rows = [(CASES[k], combine(runs[k]) if k in runs else None) for k in keys]
     console.print(speed_table(rows))
