@@ -243,7 +243,7 @@ def test_the_machine_probes_give_figures_here() -> None:
 
 
 def test_an_entry_without_the_machine_compares_without_it() -> None:
-    from fanin.bench import machine_change
+    from fanin.bench_machine import machine_change
 
     now = {"build": "b", "date": "d1", "rows": {}, "machine": {"walk_ns_4mb": 36.0}}
     assert machine_change({"build": "a", "date": "d0", "rows": {}}, now) is None
@@ -261,7 +261,7 @@ def test_an_entry_without_the_machine_compares_without_it() -> None:
 def test_the_machine_is_measured_in_a_child_process(monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
 
-    from fanin import bench
+    from fanin import bench_machine as bench
 
     m = bench.machine()
     assert set(m) == {"walk_ns_4mb", "walk_ns_64mb", "fresh_huge_page_ms"}
@@ -283,7 +283,7 @@ def test_a_case_s_peak_is_its_own_not_the_bench_s(tmp_path) -> None:
     # This process holds 200 MB more than a child needs; a child's peak must not start there.
     held = bytearray(200 << 20)
     held[:: 4096] = b"\x01" * len(held[:: 4096])
-    code = "from fanin.bench import own_peak_mb; print(own_peak_mb())"
+    code = "from fanin.bench_machine import own_peak_mb; print(own_peak_mb())"
     peak = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert 1 < peak < 190, peak
     del held
@@ -321,7 +321,7 @@ def test_backing_memory_touches_and_frees_it() -> None:
     # In a fresh process, whose peak starts low: the first call raises it by the memory
     # touched, the second (the first's memory freed) does not raise it again.
     code = (
-        "from fanin.bench import back_memory, own_peak_mb\n"
+        "from fanin.bench_machine import back_memory, own_peak_mb\n"
         "a = own_peak_mb(); back_memory(64); b = own_peak_mb(); back_memory(64); print(a, b, own_peak_mb())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

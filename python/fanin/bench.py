@@ -15,7 +15,7 @@ row's run-loop speed-up over its one-thread row, and (d)'s packet-hops/s as a sh
 ``fanin/bench/`` and, for (g), the catalog's. Wall time is the run loop's (the engine's
 ``wall_s`` when it reports one), set-up the engine's build of the run; peak memory is the
 child process's maximum resident set. Before the runs the bench measures the machine
-(``machine``: memory latency over what a cache serves and over what it does not, and the
+(``fanin.bench_machine``: memory latency over what a cache serves and over what it does not, and the
 first touch of fresh memory) and prints it under the table, since the rows' speeds, and
 their ratios, move with it. ``--json FILE`` appends each run's figures (build, date,
 machine) to a JSON-lines history and prints the change against the previous entry.
@@ -26,8 +26,6 @@ from __future__ import annotations
 import datetime
 import json
 import math
-import mmap
-import resource
 import subprocess
 import sys
 import tomllib
@@ -42,6 +40,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from fanin import _native
+from fanin.bench_machine import (
+    back_memory,
+    machine,
+    machine_change,
+    machine_text,
+    own_peak_mb,
+    probe_machine,
+    run_child,
+)
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"
 PEAK_LIMIT_MB = 1024.0
@@ -128,50 +135,9 @@ def child(path: str, threads: int = 1) -> dict[str, Any]:
     }
 
 
-def own_peak_mb() -> float:
-    """This process's peak resident set, MB: the kernel's high-water mark of its own memory
-    (``VmHWM``) where Linux keeps one. Not ``ru_maxrss`` there: a child's starts at its
-    parent's resident set at the fork and keeps it across exec, so every case that needs
-    less than the bench's own process (about 120 MB) read as that."""
-    try:
-        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0  # kB
-    except (OSError, ValueError, IndexError):
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
-
-
-# Memory every case starts on (`back_memory`): more than any case's peak.
-BACKED_MB = 512
-
-
-def back_memory(mb: int = BACKED_MB) -> None:
-    """Touches ``mb`` of fresh memory and frees it, just before a case starts. A virtual
-    machine whose host takes free memory back (about two seconds after it is freed) would
-    otherwise start each case on as much still-backed memory as the case before it happened
-    to free, and a huge page that has to be backed again costs 5-7 ms to touch instead of
-    0.35 (docs/performance.md, "The machine moved"): a case bigger than the one before it
-    ran partly cold. So every case starts alike."""
-    size = mb << 20
-    with mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) as m:
-        if hasattr(mmap, "MADV_HUGEPAGE"):
-            m.madvise(mmap.MADV_HUGEPAGE)
-        for offset in range(0, size, mmap.PAGESIZE):
-            m[offset] = 1
-
-
 def run_case(case: Case) -> dict[str, Any]:
     """Runs ``case`` in a fresh interpreter, so peak memory is the scenario's own."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "fanin.bench", str(BENCH_DIR / case.file), str(case.threads)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"bench ({case.key}) failed: {last}")
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return run_child([str(BENCH_DIR / case.file), str(case.threads)], f"bench ({case.key})")
 
 
 # ---------------------------------------------------------------- repetitions
@@ -199,54 +165,6 @@ def _rate(r: dict[str, Any], wall: float | None = None) -> float | None:
     s = r["summary"]
     wall, hops = wall or s.get("wall_s"), s.get("packet_hops")
     return hops / wall / 1e6 if hops is not None and wall else None
-
-
-# ---------------------------------------------------------------- the machine
-
-# A walk over what a cache serves, over what only memory holds, and the mapping whose
-# first touches are timed (docs/performance.md, "The machine moved").
-CACHE_WALK_BYTES = 4 << 20
-MEMORY_WALK_BYTES = 64 << 20
-WALK_STEPS = 2_000_000
-FRESH_BYTES = 64 << 20
-
-
-def machine() -> dict[str, float | None]:
-    """What this machine serves fast now (about a second), measured in a fresh process as
-    the cases are (a child starts with its parent's resident set as its peak, so the
-    walks' buffers must not grow this one's): nanoseconds a step of a random walk through
-    every line of 4 MB and of 64 MB, each step waiting for the one before, and milliseconds
-    the first touch of a fresh huge page takes (``None``: not measured here). Two bench
-    runs compare only as far as these agree: a virtual machine's cache share and its
-    host's backing of fresh memory move between hours."""
-    proc = subprocess.run([sys.executable, "-m", "fanin.bench", "--machine"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"bench: measuring the machine failed: {last}")
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
-
-
-def probe_machine() -> dict[str, float | None]:
-    """`machine`'s figures, measured in this process."""
-    return {
-        "walk_ns_4mb": _native.machine_walk_ns(CACHE_WALK_BYTES, WALK_STEPS),
-        "walk_ns_64mb": _native.machine_walk_ns(MEMORY_WALK_BYTES, WALK_STEPS),
-        "fresh_huge_page_ms": _native.machine_fresh_huge_page_ms(FRESH_BYTES),
-    }
-
-
-def machine_text(m: dict[str, Any]) -> str:
-    """The machine's figures in a phrase (a figure that is not a number reads as "-")."""
-
-    def fig(key: str, spec: str) -> str:
-        v = m.get(key)
-        return _num(float(v), spec) if isinstance(v, int | float) else "-"
-
-    page = "not measured" if m.get("fresh_huge_page_ms") is None else f"{fig('fresh_huge_page_ms', '.2f')} ms"
-    return (
-        f"a step of a random walk {fig('walk_ns_4mb', '.0f')} ns over 4 MB, {fig('walk_ns_64mb', '.0f')} ns"
-        f" over 64 MB; the first touch of a fresh huge page {page}"
-    )
 
 
 # ---------------------------------------------------------------- report
@@ -450,15 +368,6 @@ def append_history(path: Path, entry: dict[str, Any]) -> dict[str, Any] | None:
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(entry) + "\n")
     return previous[-1] if previous else None
-
-
-def machine_change(before: dict[str, Any], now: dict[str, Any]) -> str | None:
-    """The machine then and now, where both history entries have it (an entry written
-    before the bench measured it has none)."""
-    then, host = before.get("machine"), now.get("machine")
-    if not (isinstance(then, dict) and isinstance(host, dict)):
-        return None
-    return f"machine then: {machine_text(then)}; now: {machine_text(host)}"
 
 
 def comparison_table(before: dict[str, Any], now: dict[str, Any]) -> Table:
